@@ -1,0 +1,198 @@
+//! `tracelab ingest`: validates the request, runs the ingest with a progress
+//! bar, prints the per-trace summary and decides the exit code.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::error::Error;
+use crate::ingest::{self, NoProgress, Plan, Progress, Report, TraceResult};
+
+/// Read the official trace downloads in DIR into a Parquet store.
+///
+/// Finds which traces DIR holds (PAI pai_*_table files or their .tar.gz,
+/// Philly cluster_* files or trace-data.tar.gz, Helios <Cluster>/ folders
+/// or data.zip), validates every record, and writes one Parquet file per
+/// canonical table to <STORE>/<trace>/, rejected records to
+/// <STORE>/<trace>/rejects.parquet, and the unified cross-trace table to
+/// <STORE>/jobs.parquet. Unchanged inputs are not read again.
+///
+/// Cost: about one pass over the input (streaming, bounded memory).
+///
+/// Examples:
+///   tracelab ingest data-samples
+///   tracelab ingest ~/traces --out ~/tl-store --strict
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Directory holding one or more traces as downloaded [default: the
+    /// bundled data-samples/]
+    dir: Option<PathBuf>,
+    /// Where to write the store [default: <DIR>/.tracelab]
+    #[arg(long, value_name = "STORE")]
+    out: Option<PathBuf>,
+    /// Exit with status 1 if any record was rejected.
+    #[arg(long)]
+    strict: bool,
+    /// Ingest again even if the inputs are unchanged.
+    #[arg(long)]
+    force: bool,
+    /// No progress bar and no summary; errors are still printed.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let plan = plan(&args)?;
+    let progress: Arc<dyn Progress> =
+        if args.quiet || !std::io::stderr().is_terminal() { Arc::new(NoProgress) } else { Arc::new(Bar::default()) };
+    let report = ingest::run(&plan, progress).with_context(|| format!("ingest of {}", plan.dir.display()))?;
+    if !args.quiet {
+        super::out(&summary(&report))?;
+    }
+    let rejected = report.total_rejects();
+    if args.strict && rejected > 0 {
+        eprintln!(
+            "error: --strict: {rejected} record(s) rejected; see {}/<trace>/rejects.parquet",
+            report.store.display()
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// Resolves the directory and store before any work starts.
+fn plan(args: &Args) -> anyhow::Result<Plan> {
+    let dir = match &args.dir {
+        Some(d) => d.clone(),
+        None => bundled_samples().ok_or_else(|| {
+            Error::Usage("no DIR given and no data-samples/ here; pass the directory holding the traces".into())
+        })?,
+    };
+    if !dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: not a directory; expected the folder holding the downloads",
+            dir.display()
+        ))
+        .into());
+    }
+    let store = args.out.clone().unwrap_or_else(|| Plan::default_store(&dir));
+    Ok(Plan { dir, store, force: args.force })
+}
+
+/// `./data-samples`, else the copy in the source tree tracelab was built from.
+fn bundled_samples() -> Option<PathBuf> {
+    [PathBuf::from("data-samples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples")]
+        .into_iter()
+        .find(|p| p.is_dir())
+}
+
+fn summary(report: &Report) -> String {
+    let mut s = String::new();
+    for trace in &report.traces {
+        let m = trace.manifest();
+        let state = match trace {
+            TraceResult::Ingested { .. } => "ingested",
+            TraceResult::Unchanged { .. } => "unchanged since the last ingest; nothing to do",
+        };
+        s.push_str(&format!("{} -> {}/{}: {state}\n", m.trace, report.store.display(), m.trace));
+        s.push_str(&counts_table(m).to_string());
+        s.push('\n');
+        if m.rejects > 0 {
+            s.push_str(&format!(
+                "{} record(s) rejected, listed in {}/{}/rejects.parquet",
+                m.rejects,
+                report.store.display(),
+                m.trace
+            ));
+        }
+        if let TraceResult::Ingested { reject_samples, .. } = trace {
+            if !reject_samples.is_empty() {
+                s.push_str("; the first ones:\n");
+                for r in reject_samples {
+                    s.push_str(&format!("  {r}\n"));
+                }
+            } else if m.rejects > 0 {
+                s.push('\n');
+            }
+        } else if m.rejects > 0 {
+            s.push('\n');
+        }
+        for note in &m.notes {
+            s.push_str(&format!("note: {note}\n"));
+        }
+        s.push('\n');
+    }
+    if let Some(unified) = &report.unified {
+        let parts: Vec<String> = unified.iter().map(|(t, n)| format!("{t} {n}")).collect();
+        s.push_str(&format!(
+            "jobs -> {}/jobs.parquet: {} ({} rows)\n",
+            report.store.display(),
+            parts.join(", "),
+            unified.iter().map(|x| x.1).sum::<u64>()
+        ));
+    }
+    if !report.ignored.is_empty() {
+        s.push_str(&format!("not part of a known trace, not read: {}\n", report.ignored.join(", ")));
+    }
+    s
+}
+
+fn counts_table(m: &ingest::Manifest) -> Table {
+    let mut t = Table::new();
+    t.load_preset(UTF8_FULL_CONDENSED);
+    t.set_header(["table", "source", "records in", "written", "rejected", "parquet rows", "balanced"]);
+    for r in &m.tables {
+        let c = r.counts;
+        let row = vec![
+            Cell::new(&r.table),
+            Cell::new(&r.source),
+            num(c.records_in),
+            num(c.written),
+            num(c.rejected),
+            num(c.rows),
+            Cell::new(if c.balanced() { "yes" } else { "NO" }),
+        ];
+        t.add_row(row);
+    }
+    t
+}
+
+fn num(n: u64) -> Cell {
+    Cell::new(n).set_alignment(CellAlignment::Right)
+}
+
+/// A byte-based progress bar on stderr, one per input file.
+#[derive(Default)]
+struct Bar {
+    bar: Mutex<Option<ProgressBar>>,
+}
+
+impl Progress for Bar {
+    fn begin(&self, label: &str, bytes: u64) {
+        let bar = ProgressBar::new(bytes);
+        bar.set_style(
+            ProgressStyle::with_template("{msg:30!} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(label.to_string());
+        *self.bar.lock().expect("progress lock") = Some(bar);
+    }
+
+    fn advance(&self, n: u64) {
+        if let Some(bar) = self.bar.lock().expect("progress lock").as_ref() {
+            bar.inc(n);
+        }
+    }
+
+    fn end(&self) {
+        if let Some(bar) = self.bar.lock().expect("progress lock").take() {
+            bar.finish_and_clear();
+        }
+    }
+}

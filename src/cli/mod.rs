@@ -1,0 +1,71 @@
+//! The command line: clap definitions, dispatch, exit codes and output. This
+//! is the only module that reads argv or the environment and prints.
+//!
+//! Exit codes: 0 success, 1 a data or input error, 2 a usage error. A closed
+//! stdout (`tracelab schema | head`) ends quietly with 0.
+
+mod ingest;
+mod schema;
+mod synth;
+
+use std::io::{self, Write};
+
+use clap::{Parser, Subcommand};
+
+/// Public GPU-cluster traces (Alibaba PAI gpu-v2020, Microsoft Philly,
+/// SenseTime Helios) in; normalized Parquet, analyses and figures out.
+#[derive(Debug, Parser)]
+#[command(name = "tracelab", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Ingest(ingest::Args),
+    Schema(schema::Args),
+    Synth(synth::Args),
+}
+
+/// Runs the CLI and returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let result = match cli.command {
+        Command::Ingest(args) => ingest::run(args),
+        Command::Schema(args) => schema::run(args),
+        Command::Synth(args) => synth::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => 0,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit_code(&e)
+        }
+    }
+}
+
+/// 2 for usage errors, 1 otherwise.
+fn exit_code(e: &anyhow::Error) -> i32 {
+    e.downcast_ref::<crate::Error>().map_or(1, crate::Error::exit_code)
+}
+
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| c.downcast_ref::<io::Error>().is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe))
+}
+
+/// Writes to stdout, surfacing a closed pipe as an error to stop on.
+fn out(text: &str) -> anyhow::Result<()> {
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(text.as_bytes())?;
+    stdout.flush()?;
+    Ok(())
+}

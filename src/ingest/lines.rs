@@ -1,0 +1,146 @@
+//! Streaming line and field splitting for the traces' CSV files.
+//!
+//! The owners' CSVs never quote fields (ids are hex hashes, values numbers,
+//! codes plain words), so a record is one line and fields are split on every
+//! comma; a quote character is kept as a literal. Lines are numbered from 1
+//! as a text editor shows them, header included, so a reject's `line` can be
+//! opened directly. `\r\n` endings are accepted.
+
+use std::io::{self, Read};
+use std::ops::Range;
+
+/// Reads 1 MiB at a time and hands out complete lines without copying them.
+pub struct LineReader<R> {
+    inner: R,
+    buf: Vec<u8>,
+    /// Unconsumed bytes are `buf[start..end]`.
+    start: usize,
+    end: usize,
+    eof: bool,
+    line_no: u64,
+}
+
+/// One line of input, without its line terminator.
+pub struct Line<'a> {
+    /// 1-based line number.
+    pub no: u64,
+    pub bytes: &'a [u8],
+    /// False for a last line that does not end in a newline, the sign of a
+    /// truncated file.
+    pub terminated: bool,
+}
+
+const CHUNK: usize = 1 << 20;
+
+impl<R: Read> LineReader<R> {
+    pub fn new(inner: R) -> Self {
+        LineReader { inner, buf: vec![0; CHUNK], start: 0, end: 0, eof: false, line_no: 0 }
+    }
+
+    /// The next line, or `None` at end of input.
+    pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        loop {
+            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+                let from = self.start;
+                self.start += pos + 1;
+                return Ok(Some(self.line(from, from + pos, true)));
+            }
+            if self.eof {
+                if self.start == self.end {
+                    return Ok(None);
+                }
+                let (from, to) = (self.start, self.end);
+                self.start = self.end;
+                return Ok(Some(self.line(from, to, false)));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn line(&mut self, from: usize, mut to: usize, terminated: bool) -> Line<'_> {
+        if to > from && self.buf[to - 1] == b'\r' {
+            to -= 1;
+        }
+        self.line_no += 1;
+        Line { no: self.line_no, bytes: &self.buf[from..to], terminated }
+    }
+
+    /// Moves the partial line to the front and reads more behind it.
+    fn fill(&mut self) -> io::Result<()> {
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        if self.end == self.buf.len() {
+            // A line longer than the buffer: grow rather than split it.
+            self.buf.resize(self.buf.len() * 2, 0);
+        }
+        let n = loop {
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if n == 0 {
+            self.eof = true;
+        }
+        self.end += n;
+        Ok(())
+    }
+}
+
+/// Splits `line` on commas into `out` (ranges into `line`).
+pub fn split_fields(line: &str, out: &mut Vec<Range<usize>>) {
+    out.clear();
+    let mut from = 0;
+    for pos in memchr::memchr_iter(b',', line.as_bytes()) {
+        out.push(from..pos);
+        from = pos + 1;
+    }
+    out.push(from..line.len());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(input: &[u8]) -> Vec<(u64, String, bool)> {
+        let mut r = LineReader::new(input);
+        let mut out = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            out.push((l.no, String::from_utf8(l.bytes.to_vec()).unwrap(), l.terminated));
+        }
+        out
+    }
+
+    #[test]
+    fn numbers_lines_strips_crlf_and_flags_an_unterminated_last_line() {
+        let got = lines(b"a,b\r\nc\n\nlast");
+        assert_eq!(
+            got,
+            vec![(1, "a,b".into(), true), (2, "c".into(), true), (3, "".into(), true), (4, "last".into(), false)]
+        );
+        assert!(lines(b"").is_empty());
+    }
+
+    #[test]
+    fn lines_longer_than_the_buffer_survive_refills() {
+        let long = "x".repeat(CHUNK * 2 + 17);
+        let input = format!("{long}\nshort\n");
+        let got = lines(input.as_bytes());
+        assert_eq!(got.len(), 2);
+        assert_eq!(got[0].1.len(), long.len());
+        assert_eq!(got[1].1, "short");
+    }
+
+    #[test]
+    fn split_keeps_empty_fields_including_a_trailing_one() {
+        let mut f = Vec::new();
+        let line = "t,m1,,NA,";
+        split_fields(line, &mut f);
+        let parts: Vec<&str> = f.iter().map(|r| &line[r.clone()]).collect();
+        assert_eq!(parts, vec!["t", "m1", "", "NA", ""]);
+    }
+}

@@ -1,0 +1,119 @@
+//! One canonical table being ingested: its writer, its unique-key guard and
+//! its record accounting (records in = written + rejected).
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::record::Fault;
+use super::sink::{Finished, TableWriter, Value};
+use crate::error::Result;
+use crate::schema::Table;
+
+/// Record accounting of one table. A record is one input row (a CSV line, a
+/// JSON job); `rows` counts Parquet rows, which differ from records where
+/// one record becomes several rows (Philly attempts, Helios VC columns).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub records_in: u64,
+    pub written: u64,
+    pub rejected: u64,
+    pub rows: u64,
+}
+
+impl Counts {
+    pub fn balanced(&self) -> bool {
+        self.records_in == self.written + self.rejected
+    }
+}
+
+/// Remembers the keys seen so far and refuses repeats.
+struct KeyGuard {
+    columns: Vec<usize>,
+    names: Vec<&'static str>,
+    seen: HashSet<Box<str>>,
+}
+
+impl KeyGuard {
+    fn new(table: &Table) -> Option<KeyGuard> {
+        if table.key.is_empty() {
+            return None;
+        }
+        let columns = table
+            .key
+            .iter()
+            .map(|k| table.columns.iter().position(|c| c.name == *k).expect("key column exists"))
+            .collect();
+        Some(KeyGuard { columns, names: table.key.to_vec(), seen: HashSet::new() })
+    }
+
+    /// Accepts the keys of all `rows` or none of them.
+    fn check(&mut self, rows: &[Value<'_>], width: usize) -> Result<(), Fault> {
+        let mut fresh: Vec<Box<str>> = Vec::new();
+        for row in rows.chunks(width) {
+            let parts: Vec<String> = self.columns.iter().map(|&i| row[i].key_text()).collect();
+            let key: Box<str> = parts.join("\u{1f}").into();
+            if self.seen.contains(&key) || fresh.contains(&key) {
+                return Err(Fault::new(
+                    self.names.join("+"),
+                    parts.join(","),
+                    "duplicate key; expected each key once (the first occurrence was kept)",
+                ));
+            }
+            fresh.push(key);
+        }
+        self.seen.extend(fresh);
+        Ok(())
+    }
+}
+
+pub struct TableIngest {
+    writer: TableWriter,
+    keys: Option<KeyGuard>,
+    pub counts: Counts,
+}
+
+impl TableIngest {
+    pub fn create(dir: &Path, table: &'static Table) -> Result<TableIngest> {
+        Ok(TableIngest {
+            writer: TableWriter::create(dir, table)?,
+            keys: KeyGuard::new(table),
+            counts: Counts::default(),
+        })
+    }
+
+    /// Like [`TableIngest::create`] without the unique-key guard.
+    pub fn create_unchecked(dir: &Path, table: &'static Table) -> Result<TableIngest> {
+        Ok(TableIngest { writer: TableWriter::create(dir, table)?, keys: None, counts: Counts::default() })
+    }
+
+    pub fn table(&self) -> &'static Table {
+        self.writer.table()
+    }
+
+    pub fn width(&self) -> usize {
+        self.table().columns.len()
+    }
+
+    /// Checks the unique keys of `rows` (a multiple of the table width) and
+    /// writes them. A key fault writes nothing.
+    pub fn offer(&mut self, rows: &[Value<'_>]) -> Result<Result<(), Fault>> {
+        let width = self.width();
+        if let Some(keys) = &mut self.keys {
+            if let Err(f) = keys.check(rows, width) {
+                return Ok(Err(f));
+            }
+        }
+        for row in rows.chunks(width) {
+            self.writer.push(row)?;
+            self.counts.rows += 1;
+        }
+        Ok(Ok(()))
+    }
+
+    pub fn finish(self) -> Result<(Finished, Counts)> {
+        let counts = self.counts;
+        Ok((self.writer.finish()?, counts))
+    }
+}

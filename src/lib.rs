@@ -1,0 +1,16 @@
+//! tracelab: public GPU-cluster job traces (Alibaba PAI gpu-v2020, Microsoft
+//! Philly, SenseTime Helios) in, normalized Parquet, analyses and figures out.
+//!
+//! Layers (a module imports only from layers below it):
+//! - L0 [`schema`] (canonical tables and raw layouts), [`error`]
+//! - L2 [`ingest`] (downloads -> Parquet store), [`synth`] (synthetic traces
+//!   in the official raw formats)
+//! - L4 [`cli`] (argv, printing, exit codes); `main.rs` only calls it.
+
+pub mod cli;
+pub mod error;
+pub mod ingest;
+pub mod schema;
+pub mod synth;
+
+pub use error::{Error, Result};

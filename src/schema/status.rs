@@ -1,0 +1,61 @@
+//! Normalized job status shared by all traces, and the mapping from each
+//! trace's own codes. The original code is always kept beside it.
+
+use super::Trace;
+
+/// Normalized status vocabulary of the unified `jobs` table.
+pub const NORMALIZED: [&str; 5] = ["completed", "failed", "killed", "running", "unknown"];
+
+/// Maps a trace's raw job status code to the normalized vocabulary.
+///
+/// - PAI: Terminated -> completed (the only success, README), Failed ->
+///   failed, Running and Waiting -> running (not finished when the trace
+///   ended), Interrupted -> killed.
+/// - Philly: Pass -> completed, Failed -> failed, Killed -> killed. A job
+///   whose last attempt has no end is reported `running` by the caller.
+/// - Helios: COMPLETED -> completed, CANCELLED -> killed, FAILED, TIMEOUT and
+///   NODE_FAIL -> failed (`trace_parser.py` regards the latter two as
+///   failed), anything else (the one SUSPENDED job) -> unknown.
+pub fn normalize(trace: Trace, raw: &str) -> &'static str {
+    match (trace, raw) {
+        (Trace::Pai, "Terminated") | (Trace::Philly, "Pass") | (Trace::Helios, "COMPLETED") => "completed",
+        (Trace::Pai, "Failed") | (Trace::Philly, "Failed") => "failed",
+        (Trace::Helios, "FAILED" | "TIMEOUT" | "NODE_FAIL") => "failed",
+        (Trace::Pai, "Interrupted") | (Trace::Philly, "Killed") | (Trace::Helios, "CANCELLED") => "killed",
+        (Trace::Pai, "Running" | "Waiting" | "Ready") => "running",
+        _ => "unknown",
+    }
+}
+
+/// The (raw, normalized) pairs of a trace, for building a lookup in a query.
+pub fn mapping(trace: Trace) -> Vec<(&'static str, &'static str)> {
+    let raws: &[&'static str] = match trace {
+        Trace::Pai => super::raw::pai::INSTANCE_STATUSES,
+        Trace::Philly => super::raw::philly::STATUSES,
+        Trace::Helios => super::raw::helios::STATES,
+    };
+    raws.iter().map(|r| (*r, normalize(trace, r))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_known_code_maps_into_the_vocabulary() {
+        for trace in Trace::ALL {
+            for (raw, norm) in mapping(trace) {
+                assert!(NORMALIZED.contains(&norm), "{trace}: {raw} -> {norm}");
+            }
+        }
+    }
+
+    #[test]
+    fn helios_timeout_and_node_fail_count_as_failed_as_upstream() {
+        assert_eq!(normalize(Trace::Helios, "TIMEOUT"), "failed");
+        assert_eq!(normalize(Trace::Helios, "NODE_FAIL"), "failed");
+        assert_eq!(normalize(Trace::Helios, "SUSPENDED"), "unknown");
+        assert_eq!(normalize(Trace::Philly, "Killed"), "killed");
+        assert_eq!(normalize(Trace::Pai, "Waiting"), "running");
+    }
+}
