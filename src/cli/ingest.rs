@@ -103,24 +103,13 @@ fn summary(report: &Report) -> String {
         s.push_str(&counts_table(m).to_string());
         s.push('\n');
         if m.rejects > 0 {
-            s.push_str(&format!(
-                "{} record(s) rejected, listed in {}/{}/rejects.parquet",
-                m.rejects,
-                report.store.display(),
-                m.trace
-            ));
-        }
-        if let TraceResult::Ingested { reject_samples, .. } = trace {
-            if !reject_samples.is_empty() {
-                s.push_str("; the first ones:\n");
+            let path = format!("{}/{}/rejects.parquet", report.store.display(), m.trace);
+            s.push_str(&format!("{} record(s) rejected, listed in {path}\n", m.rejects));
+            if let TraceResult::Ingested { reject_samples, .. } = trace {
                 for r in reject_samples {
                     s.push_str(&format!("  {r}\n"));
                 }
-            } else if m.rejects > 0 {
-                s.push('\n');
             }
-        } else if m.rejects > 0 {
-            s.push('\n');
         }
         for note in &m.notes {
             s.push_str(&format!("note: {note}\n"));

@@ -197,13 +197,27 @@ impl<'de> Visitor<'de> for &mut JobSink<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         loop {
-            let start_line = self.line.get();
-            let Some(job) = seq.next_element::<Json>()? else { return Ok(()) };
+            let seed = JobSeed { line: Rc::clone(&self.line) };
+            let Some((job, start_line)) = seq.next_element_seed(seed)? else { return Ok(()) };
             if let Err(e) = self.job(&job, start_line) {
                 self.error = Some(e);
                 return Err(serde::de::Error::custom("stopped"));
             }
         }
+    }
+}
+
+/// Deserializes one job and notes the line it starts on: serde_json has
+/// consumed the separator and peeked the job's `{` when it calls the seed.
+struct JobSeed {
+    line: Rc<Cell<u64>>,
+}
+
+impl<'de> DeserializeSeed<'de> for JobSeed {
+    type Value = (Json, u64);
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(Json, u64), D::Error> {
+        let line = self.line.get();
+        Ok((serde::Deserialize::deserialize(d)?, line))
     }
 }
 

@@ -42,10 +42,6 @@ impl<'a> Record<'a> {
         self.ranges.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
-    }
-
     /// The raw text of field `i`.
     pub fn get(&self, i: usize) -> &'a str {
         &self.text[self.ranges[i].clone()]
@@ -92,11 +88,6 @@ impl<'a> Record<'a> {
         } else {
             self.one_of(i, allowed)
         }
-    }
-
-    /// A finite number, required.
-    pub fn f64_req(&self, i: usize) -> Result<f64, Fault> {
-        parse_finite(self.get(i)).ok_or_else(|| self.fault(i, "expected a number"))
     }
 
     /// A finite number, or null when the field is empty or one of `nulls`
@@ -163,7 +154,7 @@ mod tests {
         let names = ["first", "second", "third"];
         let r = Record::new(text, &ranges, &names);
         assert_eq!(r.text_req(1).unwrap_err(), Fault::new("second", "", "expected a non-empty value"));
-        assert_eq!(r.f64_req(2).unwrap_err().column, "third");
+        assert_eq!(r.f64_opt(2, &[]).unwrap_err().column, "third");
         assert!(matches!(r.text_opt(1), Value::Null));
     }
 }

@@ -63,7 +63,7 @@ pub fn discover(dir: &Path, store: &Path) -> Result<Discovery> {
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     let mut found = Discovery::default();
     for file in files {
-        match classify(&file)? {
+        match classify(&file) {
             Some(trace) => match found.traces.iter_mut().find(|t| t.trace == trace) {
                 Some(t) => t.files.push(file),
                 None => found.traces.push(TraceInputs { trace, files: vec![file] }),
@@ -113,26 +113,26 @@ fn packing_of(name: &str) -> Packing {
 }
 
 /// Which trace a file belongs to, by its name (and for Helios its folder).
-fn classify(file: &InputFile) -> Result<Option<Trace>> {
+fn classify(file: &InputFile) -> Option<Trace> {
     let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
     let parent = file.rel.rsplit('/').nth(1).unwrap_or("");
     let pai_stems: Vec<&str> = raw::pai::TABLES.iter().map(|t| t.stem()).collect();
     let stem = name.trim_end_matches(".tar.gz").trim_end_matches(".csv").trim_end_matches(".header");
     if pai_stems.contains(&stem) {
-        return Ok(Some(Trace::Pai));
+        return Some(Trace::Pai);
     }
     if philly_member(name).is_some() || name == raw::philly::ARCHIVE {
-        return Ok(Some(Trace::Philly));
+        return Some(Trace::Philly);
     }
     if raw::helios::CLUSTERS.contains(&parent)
         && (name == raw::helios::CLUSTER_LOG.file || name == raw::helios::GPU_NUMBER_FILE)
     {
-        return Ok(Some(Trace::Helios));
+        return Some(Trace::Helios);
     }
-    if file.packing == Packing::Zip && zip_has_helios(&file.path)? {
-        return Ok(Some(Trace::Helios));
+    if name == raw::helios::ARCHIVE || (file.packing == Packing::Zip && zip_has_helios(&file.path)) {
+        return Some(Trace::Helios);
     }
-    Ok(None)
+    None
 }
 
 /// The Philly file a name denotes (`cluster_gpu_util`, also with a `.csv`
@@ -152,13 +152,14 @@ pub fn helios_member(path: &str) -> Option<(&'static str, &'static str)> {
     Some((cluster, file))
 }
 
-fn zip_has_helios(path: &Path) -> Result<bool> {
-    let file = File::open(path).at(path)?;
-    let archive = zip::ZipArchive::new(file).map_err(|e| {
-        Error::input(path.display().to_string(), format!("corrupt zip archive ({e}); expected a zip as downloaded"))
-    })?;
+/// Whether a zip of another name holds Helios files. An unreadable zip of
+/// another name is someone else's file and is ignored (`data.zip` itself is
+/// claimed by name, and a damaged one is reported when it is read).
+fn zip_has_helios(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else { return false };
+    let Ok(archive) = zip::ZipArchive::new(file) else { return false };
     let found = archive.file_names_raw().any(|n| helios_member(&String::from_utf8_lossy(n)).is_some());
-    Ok(found)
+    found
 }
 
 /// Counts and hashes every byte read through it.
@@ -277,14 +278,18 @@ fn visit_zip(
     let opened = File::open(path).at(path)?;
     let mut archive = zip::ZipArchive::new(BufReader::new(opened))
         .map_err(|e| Error::input(&file.rel, format!("corrupt zip archive ({e}); expected a zip as downloaded")))?;
-    for i in 0..archive.len() {
+    // Members are visited in name order (zip allows any order), so the
+    // tables come out the same as from the extracted folder.
+    let mut order: Vec<(String, usize)> =
+        (0..archive.len()).filter_map(|i| Some((archive.name_for_index(i)?.ok()?.into_owned(), i))).collect();
+    order.sort();
+    for (name, i) in order {
         let mut entry = archive
             .by_index(i)
             .map_err(|e| Error::input(&file.rel, format!("corrupt zip archive ({e}); expected a zip as downloaded")))?;
         if !entry.is_file() {
             continue;
         }
-        let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
         let label = format!("{}!{name}", file.rel);
         visit(Member { name, label, reader: &mut entry }).map_err(|e| archive_error(file, e))?;
     }

@@ -1,1 +1,10 @@
+//! The one integration-test binary: runs the `tracelab` CLI end to end
+//! against `data-samples/`, the real files in `tests/fixtures/real-traces/`
+//! and the `tests/malformed/` corpus, and cross-checks the Parquet it writes
+//! with a second engine (DuckDB, through `tests/crosscheck/*.py`).
 
+mod common;
+mod ingest;
+mod malformed;
+mod schema;
+mod synth;

@@ -1,0 +1,117 @@
+//! Helpers shared by the integration tests: running the binary, arranging
+//! fixture directories, reading Parquet back, calling the Python checkers.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `tracelab` with `args`; returns (exit code, stdout, stderr).
+pub fn tracelab(args: &[&str]) -> (i32, String, String) {
+    let out: Output = Command::new(env!("CARGO_BIN_EXE_tracelab")).args(args).output().expect("run tracelab");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Like [`tracelab`] but fails the test unless the exit code is 0.
+pub fn tracelab_ok(args: &[&str]) -> String {
+    let (code, stdout, stderr) = tracelab(args);
+    assert_eq!(code, 0, "tracelab {args:?} failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    stdout
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+/// Copies `from` to `to`, creating parent folders.
+pub fn copy(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(from, to).unwrap_or_else(|e| panic!("copy {} -> {}: {e}", from.display(), to.display()));
+}
+
+/// Recursively copies a directory.
+pub fn copy_dir(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            copy(&entry.path(), &target);
+        }
+    }
+}
+
+/// The real files of `tests/fixtures/real-traces/` arranged as a trace
+/// directory under the official names (the README example rows become
+/// one-row tables).
+pub fn real_trace_dir(into: &Path) {
+    let real = root().join("tests/fixtures/real-traces");
+    let pai = real.join("pai");
+    for entry in std::fs::read_dir(pai.join("readme-example-rows")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().replace(".example.csv", ".csv");
+        if name != "pai_machine_spec.csv" {
+            copy(&path, &into.join("pai").join(name));
+        }
+    }
+    for entry in std::fs::read_dir(&pai).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_file() {
+            copy(&path, &into.join("pai").join(path.file_name().unwrap()));
+        }
+    }
+    copy_dir(&real.join("philly/readme-example-rows"), &into.join("philly"));
+    copy(&real.join("philly/cluster_machine_list"), &into.join("philly/cluster_machine_list"));
+    copy(&real.join("helios/readme-example-rows/cluster_log.csv"), &into.join("helios/Venus/cluster_log.csv"));
+    for c in ["Venus", "Earth"] {
+        let f = format!("helios/{c}/cluster_gpu_number.csv");
+        copy(&real.join(&f), &into.join(&f));
+    }
+}
+
+/// Runs `python3 <script> <args>`; panics with its output unless it exits 0.
+pub fn python(script: &str, args: &[&str]) -> String {
+    let out = Command::new("python3")
+        .arg(root().join(script))
+        .args(args)
+        .output()
+        .expect("python3 (install it and `pip install -r tests/requirements.txt`)");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{script} {args:?} failed\nstdout:\n{stdout}\nstderr:\n{stderr}");
+    stdout
+}
+
+/// Reads a Parquet file into a DataFrame.
+pub fn read_parquet(path: &Path) -> polars::prelude::DataFrame {
+    use polars::prelude::*;
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    ParquetReader::new(file).finish().unwrap()
+}
+
+/// All files below `dir` with their contents, for byte-identity checks.
+pub fn snapshot_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).unwrap().to_string_lossy().into_owned();
+                out.push((rel, std::fs::read(&p).unwrap()));
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out
+}

@@ -1,0 +1,177 @@
+"""Writes the malformed-input corpus: one folder per case with `input/` (a trace directory)
+and `expect.json` (exit code, error text, and the exact rejects, worked out by hand).
+
+Run: python3 tests/malformed/make_corpus.py (rewrites every case folder beside it).
+"""
+import json, os, io, tarfile, zipfile, shutil
+root = os.path.dirname(os.path.abspath(__file__))
+for entry in os.listdir(root):
+    if os.path.isdir(os.path.join(root, entry)):
+        shutil.rmtree(os.path.join(root, entry))
+
+JOB = ["j1,i1,u1,Terminated,100.0,200.0", "j2,i2,u2,Failed,150.0,400.0", "j3,i3,u1,Running,300.0,"]
+TASK = ["j1,worker,2.0,Terminated,100.0,200.0,600.0,29.296875,50.0,T4",
+        "j2,ps,1.0,Failed,150.0,400.0,400.0,10.0,,",
+        "j3,tensorflow,1.0,Running,300.0,,600.0,29.296875,100.0,V100"]
+INST = ["j1,worker,n1,w1,i1,Terminated,110.0,190.0,m1",
+        "j1,worker,n2,w2,i1,Terminated,110.0,195.0,m2",
+        "j2,ps,n3,w3,i2,Failed,160.0,390.0,m1",
+        "j3,tensorflow,n4,w4,i3,Running,310.0,,m3"]
+
+def pai(job=JOB, task=TASK, inst=INST, extra=None):
+    files = {"pai_job_table.csv": "\n".join(job) + "\n",
+             "pai_task_table.csv": "\n".join(task) + "\n",
+             "pai_instance_table.csv": "\n".join(inst) + "\n"}
+    files.update(extra or {})
+    return files
+
+PJOBS = [
+ {"status": "Pass", "vc": "ee9e8c", "jobid": "application_1_1", "attempts": [
+   {"start_time": "2017-10-07 01:12:09", "end_time": "2017-10-07 01:13:23", "detail": [{"ip": "m47", "gpus": ["gpu0", "gpu1"]}]}],
+  "submitted_time": "2017-10-07 01:11:39", "user": "ce2f4c"},
+ {"status": "Killed", "vc": "ee9e8c", "jobid": "application_1_2", "attempts": [],
+  "submitted_time": "2017-10-07 02:00:00", "user": "ce2f4c"},
+ {"status": "Failed", "vc": "6214e9", "jobid": "application_1_3", "attempts": [
+   {"start_time": "2017-10-07 03:00:00", "end_time": None, "detail": [{"ip": "m12", "gpus": ["gpu3"]}]}],
+  "submitted_time": "2017-10-07 02:59:00", "user": "aa11bb"},
+]
+
+def job_log(jobs):
+    # README layout: `[`, then each job pretty-printed with 4-space indent, `},` between jobs.
+    parts = [json.dumps(j, indent=4) for j in jobs]
+    return "[\n" + ",\n".join(parts) + "\n]\n"
+
+def start_lines(jobs):
+    text = job_log(jobs)
+    lines = text.split("\n")
+    return [i + 1 for i, l in enumerate(lines) if l == "{"]
+
+GPU = ["time,machineId,gpu0_util,gpu1_util,gpu2_util,gpu3_util,gpu4_util,gpu5_util,gpu6_util,gpu7_util",
+       "2017-10-03 00:08:00 PDT,m29,60.8,99.366666667,100.0,63.333333333,100.0,100.0,100.0,100.0,",
+       "2017-10-03 00:09:00 PDT,m29,61.0,NA,NA,NA,NA,NA,NA,NA,",
+       "2017-11-05 01:30:00 PST,m29,10.0,20.0,30.0,40.0,50.0,60.0,70.0,80.0,"]
+
+def philly(jobs=PJOBS, gpu=GPU, log_text=None):
+    return {"cluster_job_log": log_text if log_text is not None else job_log(jobs),
+            "cluster_gpu_util": "\n".join(gpu) + "\n"}
+
+HLOG = ["job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue",
+        "1425511,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 18:41:01,2020-06-09 18:41:01,2020-06-10 04:55:09,36848,0",
+        "1425512,uVMrF,vchbv,4,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0",
+        "1425513,uzqls,vcpDC,1,1,1,CANCELLED,2020-06-09 18:41:28,2020-06-09 18:41:28,2020-06-17 14:15:21,675233,0"]
+HGPU = ["date,vcA,vcB,total", "2020-04-01,8,16,24", "2020-04-02,8,16,24"]
+
+def helios(log=HLOG, gpu=HGPU):
+    return {"Venus/cluster_log.csv": "\n".join(log) + "\n", "Venus/cluster_gpu_number.csv": "\n".join(gpu) + "\n"}
+
+def rej(table, file, line, column, reason):
+    return {"table": table, "file": file, "line": line, "column": column, "reason_contains": reason}
+
+cases = {}
+def case(name, files, desc, exit=0, rejects=(), error=None, strict=False):
+    cases[name] = (files, {"description": desc, "exit": exit, "strict": strict, "rejects": list(rejects), "error_contains": error})
+
+# --- PAI
+case("pai-wrong-field-count", pai(job=JOB[:1] + ["j2,i2,u2,Failed,150.0"] + JOB[2:]),
+     "a job row with 5 of 6 fields", rejects=[rej("job", "pai_job_table.csv", 2, "*", "expected 6 comma-separated fields, found 5")])
+case("pai-non-numeric", pai(task=TASK[:1] + ["j2,ps,1.0,Failed,150.0,400.0,lots,10.0,,"] + TASK[2:]),
+     "plan_cpu is not a number", rejects=[rej("task", "pai_task_table.csv", 2, "plan_cpu", "expected a number")])
+case("pai-end-before-start", pai(inst=INST[:2] + ["j2,ps,n3,w3,i2,Failed,390.0,160.0,m1"] + INST[3:]),
+     "an instance that ends before it starts", rejects=[rej("instance", "pai_instance_table.csv", 3, "end_time", "end before start")])
+case("pai-unknown-status", pai(job=["j1,i1,u1,Done,100.0,200.0"] + JOB[1:]),
+     "job status outside Running/Terminated/Failed/Waiting", rejects=[rej("job", "pai_job_table.csv", 1, "status", "unknown code")])
+case("pai-duplicate-key", pai(job=JOB + ["j2,i9,u9,Terminated,500.0,600.0"]),
+     "job_name j2 appears twice; the first is kept", rejects=[rej("job", "pai_job_table.csv", 4, "job_name", "duplicate key")])
+case("pai-truncated-last-line", {**pai(), "pai_task_table.csv": "\n".join(TASK[:2]) + "\n" + "j3,tensorflow,1.0,Runn"},
+     "the task file ends in the middle of a row", rejects=[rej("task", "pai_task_table.csv", 3, "*", "truncated last line")])
+case("pai-fractional-inst-num", pai(task=TASK[:2] + ["j3,tensorflow,1.5,Running,300.0,,600.0,29.296875,100.0,V100"]),
+     "inst_num 1.5 is not a whole number", rejects=[rej("task", "pai_task_table.csv", 3, "inst_num", "whole number")])
+case("pai-bad-utf8", {**pai(), "pai_job_table.csv": ("\n".join(JOB[:2]) + "\nj3,i3,u\xff1,Running,300.0,\n")},
+     "a byte sequence that is not UTF-8", rejects=[rej("job", "pai_job_table.csv", 3, "*", "not valid UTF-8")])
+case("pai-header-mismatch", pai(extra={"pai_job_table.header": "job_name,user,status,start_time,end_time\n"}),
+     "the .header beside the table describes another layout", exit=1, error="pai_job_table.header: unknown layout")
+case("pai-unknown-layout", pai(job=["a,b,c,d,e,f,g,h"] * 3),
+     "every job row has 8 fields: not the PAI job table", exit=1, error="pai_job_table.csv: unknown layout: expected 6")
+case("pai-missing-instance-table", {k: v for k, v in pai().items() if "instance" not in k},
+     "the instance table is absent", exit=1, error="pai_instance_table.csv: missing")
+def truncated_targz(name, text):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+        data = (text * 200).encode()
+        info = tarfile.TarInfo(name); info.size = len(data)
+        t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()[: len(buf.getvalue()) // 2]
+case("pai-corrupt-archive", {**{k: v for k, v in pai().items() if "job_table" not in k}, "pai_job_table.tar.gz": truncated_targz("pai_job_table.csv", "\n".join(JOB) + "\n")},
+     "the job table's .tar.gz is cut short", exit=1, error="pai_job_table.tar.gz: corrupt or truncated archive")
+case("pai-strict", pai(job=["j1,i1,u1,Done,100.0,200.0"] + JOB[1:]),
+     "with --strict any reject exits 1 (the tables are still written)", exit=1, strict=True,
+     rejects=[rej("job", "pai_job_table.csv", 1, "status", "unknown code")], error="--strict: 1 record(s) rejected")
+case("pai-crlf-and-header-row", pai(job=["job_name,inst_id,user,status,start_time,end_time"] + JOB, extra=None) | {
+     "pai_task_table.csv": "\r\n".join(TASK) + "\r\n"},
+     "Windows line endings and a header row someone added are accepted")
+
+# --- Philly
+bad = [dict(PJOBS[0]), PJOBS[1], dict(PJOBS[2])]
+bad[2] = dict(bad[2]); bad[2]["status"] = "Running"
+case("philly-unknown-status", philly(jobs=bad), "job status outside Pass/Killed/Failed",
+     rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[2], "status", "unknown status")])
+bad = [PJOBS[0], PJOBS[1], json.loads(json.dumps(PJOBS[2]))]
+bad[2]["attempts"][0]["end_time"] = "2017-10-07 02:00:00"
+case("philly-attempt-end-before-start", philly(jobs=bad), "an attempt that ends before it starts",
+     rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[2], "attempts[0].end_time", "end before start")])
+bad = [json.loads(json.dumps(PJOBS[0])), PJOBS[1], PJOBS[2]]
+bad[0]["attempts"][0]["detail"][0]["gpus"] = ["gpu0", "gpuX"]
+case("philly-bad-gpu-name", philly(jobs=bad), "a GPU named gpuX",
+     rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[0], "attempts[0].detail[0].gpus", "GPU name like gpu3")])
+bad = [PJOBS[0], PJOBS[1], PJOBS[0]]
+case("philly-duplicate-jobid", philly(jobs=bad), "jobid listed twice",
+     rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[2], "job_id", "duplicate key")])
+bad = [PJOBS[0], json.loads(json.dumps(PJOBS[1])), PJOBS[2]]
+bad[1]["submitted_time"] = "yesterday"
+case("philly-bad-time", philly(jobs=bad), "a submission time that is not a time",
+     rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[1], "submitted_time", "expected a time")])
+case("philly-truncated-json", philly(log_text=job_log(PJOBS)[:700]), "the job log is cut in the middle",
+     exit=1, error="cluster_job_log: not a complete JSON list of jobs")
+case("philly-util-bad-zone", philly(gpu=GPU[:2] + ["2017-10-03 00:09:00 UTC,m29,61.0,NA,NA,NA,NA,NA,NA,NA,"] + GPU[3:]),
+     "a utilization time with a zone other than PDT/PST",
+     rejects=[rej("gpu_util", "cluster_gpu_util", 3, "time", "PDT or PST")])
+case("philly-util-non-numeric", philly(gpu=GPU[:3] + ["2017-11-05 01:30:00 PST,m29,10.0,twenty,30.0,40.0,50.0,60.0,70.0,80.0,"]),
+     "a GPU utilization that is neither a number nor NA",
+     rejects=[rej("gpu_util", "cluster_gpu_util", 4, "gpu1_util", "expected a number")])
+case("philly-missing-job-log", {"cluster_gpu_util": "\n".join(GPU) + "\n"}, "utilization without the job log",
+     exit=1, error="cluster_job_log: missing")
+case("philly-wrong-header", philly(gpu=["time,machine,gpu0"] + GPU[1:]), "the GPU file's header is not the published one",
+     exit=1, error="cluster_gpu_util: unknown layout: expected the header")
+
+# --- Helios
+case("helios-bad-time", helios(log=HLOG[:2] + ["1425512,uVMrF,vchbv,4,16,1,FAILED,2020-13-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0"] + HLOG[3:]),
+     "month 13", rejects=[rej("jobs", "Venus/cluster_log.csv", 3, "submit_time", "expected a time")])
+case("helios-unknown-state", helios(log=HLOG[:3] + ["1425513,uzqls,vcpDC,1,1,1,EXPLODED,2020-06-09 18:41:28,2020-06-09 18:41:28,2020-06-17 14:15:21,675233,0"]),
+     "a state outside the published ones", rejects=[rej("jobs", "Venus/cluster_log.csv", 4, "state", "unknown code")])
+case("helios-negative-gpus", helios(log=HLOG[:2] + ["1425512,uVMrF,vchbv,-4,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,0"] + HLOG[3:]),
+     "a negative GPU count", rejects=[rej("jobs", "Venus/cluster_log.csv", 3, "gpu_num", "non-negative")])
+case("helios-end-before-start", helios(log=HLOG[:2] + ["1425512,uVMrF,vchbv,4,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:45:36,2020-06-09 18:41:27,249,0"] + HLOG[3:]),
+     "end before start", rejects=[rej("jobs", "Venus/cluster_log.csv", 3, "end_time", "end before start")])
+case("helios-total-mismatch", helios(gpu=HGPU[:2] + ["2020-04-02,8,16,25"]),
+     "the total column is not the sum of the VCs", rejects=[rej("vc_gpus", "Venus/cluster_gpu_number.csv", 3, "total", "differs from the sum")])
+case("helios-wrong-header", helios(log=["job_id,user,vc,gpus,state"] + HLOG[1:]), "another layout's header",
+     exit=1, error="Venus/cluster_log.csv: unknown layout: expected the header")
+case("helios-empty-file", {**helios(), "Venus/cluster_log.csv": ""}, "an empty log file",
+     exit=1, error="Venus/cluster_log.csv: empty file")
+case("helios-corrupt-zip", {"data.zip": "PK-not-really"}, "a data.zip that is not a zip",
+     exit=1, error="data.zip: corrupt zip archive")
+
+for name, (files, expect) in cases.items():
+    d = os.path.join(root, name)
+    for rel, text in files.items():
+        p = os.path.join(d, "input", rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            if isinstance(text, bytes):
+                f.write(text)
+            else:
+                f.write(text.encode("utf-8") if "\xff" not in text else text.encode("latin-1"))
+    with open(os.path.join(d, "expect.json"), "w") as f:
+        json.dump(expect, f, indent=2)
+        f.write("\n")
+print(len(cases), "cases")
