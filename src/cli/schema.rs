@@ -4,8 +4,10 @@ use clap::ValueEnum;
 
 use crate::schema::{all_tables, render_json, render_markdown, render_text, Table, Trace};
 
-/// Print the canonical tables tracelab writes: columns, types, units, keys
-/// and meaning. `docs/schema.md` is this output in Markdown.
+/// Print the canonical tables tracelab writes.
+///
+/// Columns, types, units, unique keys and meaning of every table of the
+/// store. `docs/schema.md` is this output in Markdown.
 ///
 /// Examples:
 ///   tracelab schema pai

@@ -9,8 +9,10 @@ use clap::ValueEnum;
 use crate::schema::Trace;
 use crate::synth::{self, Effects, Plan};
 
-/// Generate synthetic traces, byte-for-byte in the owners' raw formats and
-/// calibrated to the published numbers, at any scale from a seed.
+/// Generate synthetic traces in the owners' raw formats.
+///
+/// Byte-for-byte the owners' layouts, calibrated to the published numbers,
+/// at any scale, from a seed.
 ///
 /// --scale 1 is the size of the real trace (PAI about 5 GB of CSV, Philly
 /// about 6.6 GB, Helios 3.36 M jobs); 0.01 is a hundredth. The same seed

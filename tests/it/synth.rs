@@ -11,7 +11,7 @@ use crate::common::*;
 
 /// Test scales: small enough for the dev build, large enough for the
 /// calibration tolerances (validated per trace in tests/calibration).
-const PAI_SCALE: &str = "0.02";
+const PAI_SCALE: &str = "0.05";
 const PHILLY_SCALE: &str = "0.003";
 const HELIOS_SCALE: &str = "0.003";
 const SEED: &str = "7";
@@ -29,7 +29,13 @@ fn calibrated(trace: &str, scale: &str) {
     tracelab_ok(&["ingest", s(&raw), "--out", s(&store), "--strict", "--quiet"]);
     let out = python("tests/crosscheck/check_store.py", &[s(&raw), s(&store)]);
     assert!(out.contains("checks passed"), "{out}");
-    let report = python(&format!("tests/calibration/{trace}.py"), &[s(&raw)]);
+    let script = format!("tests/calibration/{trace}.py");
+    let report = match trace {
+        // PAI's script infers nothing from the scale; its consistency checks
+        // (keys, capacity, co-location metrics) run separately.
+        "pai" => python(&script, &[s(&raw)]) + &python(&script, &[s(&raw), "--consistency"]),
+        _ => python(&script, &[s(&raw), "--scale", scale]),
+    };
     println!("{report}");
 }
 
@@ -144,13 +150,9 @@ fn the_planted_cpu_contention_effect_is_found_only_when_planted() {
     let (on, off) = (tmp.path().join("on"), tmp.path().join("off"));
     synth("pai", PAI_SCALE, &on, &[]);
     synth("pai", PAI_SCALE, &off, &["--no-cpu-contention", "--no-colocation"]);
-    let found = |dir: &Path| -> bool {
-        let json = python("tests/calibration/pai.py", &[s(dir), "--effects", "--json"]);
-        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
-        let flag =
-            v.as_array().unwrap().iter().find(|t| t["name"] == "effect_present").expect("effect_present in output");
-        flag["measured"].as_bool().unwrap()
-    };
-    assert!(found(&on), "the correlation analysis misses the planted effect");
-    assert!(!found(&off), "the correlation analysis finds an effect that was switched off");
+    // The correlation analysis (Spearman of slowdown with machine_cpu and
+    // machine_num_worker, delayed vs accelerated shares above 24 % CPU)
+    // exits 0 only when its verdict matches --expect.
+    python("tests/calibration/pai.py", &[s(&on), "--effects", "--expect", "present"]);
+    python("tests/calibration/pai.py", &[s(&off), "--effects", "--expect", "absent"]);
 }
