@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, Table};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::error::Error;
@@ -133,7 +133,8 @@ fn summary(report: &Report) -> String {
 
 fn counts_table(m: &ingest::Manifest) -> Table {
     let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
+    // Long source lists wrap inside the table instead of widening it.
+    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(120);
     t.set_header(["table", "source", "records in", "written", "rejected", "parquet rows", "balanced"]);
     for r in &m.tables {
         let c = r.counts;

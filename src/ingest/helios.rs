@@ -23,13 +23,10 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
     let mut run = TraceRun::start(Trace::Helios, dir, progress)?;
     let mut jobs = run.open("jobs")?;
     let mut vcs = run.open("vc_gpus")?;
-    let plain: Vec<String> = inputs
-        .files
-        .iter()
-        .filter(|f| f.packing == Packing::Plain)
-        .filter_map(|f| helios_member(&f.rel).map(|(c, k)| format!("{c}/{k}")))
-        .collect();
-    let mut seen: Vec<String> = Vec::new();
+    let plain = plain_members(inputs);
+    // (cluster/file, label) of every member read, to refuse a second copy
+    // and to name the sources.
+    let mut seen: Vec<(String, String)> = Vec::new();
     let mut skipped = Vec::new();
     for file in &inputs.files {
         let archive = file.packing != Packing::Plain;
@@ -40,10 +37,10 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
                 skipped.push(member.label);
                 return Ok(());
             }
-            if seen.contains(&what) {
+            if seen.iter().any(|(w, _)| *w == what) {
                 return Err(Error::input(&member.label, format!("second copy of {what}; expected one")));
             }
-            seen.push(what);
+            seen.push((what, member.label.clone()));
             if kind == raw::CLUSTER_LOG.file {
                 read_log(cluster, member, &mut jobs, rejects)
             } else {
@@ -54,26 +51,33 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
     for label in skipped {
         run.note(format!("{label} skipped: the extracted file beside the archive was read"));
     }
-    let logs: Vec<&String> = seen.iter().filter(|s| s.ends_with(raw::CLUSTER_LOG.file)).collect();
-    if logs.is_empty() {
+    let (log_src, gpu_src) = (sources(&seen, raw::CLUSTER_LOG.file), sources(&seen, raw::GPU_NUMBER_FILE));
+    if log_src.is_none() {
         return Err(Error::input(
             "cluster_log.csv",
             "missing; expected <Cluster>/cluster_log.csv for at least one of Earth, Saturn, Uranus, Venus",
         ));
     }
-    let sources = |suffix: &str| {
-        let mut v: Vec<&str> = seen.iter().filter(|s| s.ends_with(suffix)).map(String::as_str).collect();
-        v.sort_unstable();
-        if v.is_empty() {
-            "(none)".to_string()
-        } else {
-            v.join(" ")
-        }
-    };
-    let (log_src, gpu_src) = (sources(raw::CLUSTER_LOG.file), sources(raw::GPU_NUMBER_FILE));
-    run.close(jobs, &log_src)?;
-    run.close(vcs, &gpu_src)?;
+    run.close(jobs, log_src.as_deref().unwrap_or("(none)"))?;
+    run.close(vcs, gpu_src.as_deref().unwrap_or("(none)"))?;
     run.finish()
+}
+
+/// `cluster/file` of the Helios files present extracted.
+fn plain_members(inputs: &TraceInputs) -> Vec<String> {
+    inputs
+        .files
+        .iter()
+        .filter(|f| f.packing == Packing::Plain)
+        .filter_map(|f| helios_member(&f.rel).map(|(c, k)| format!("{c}/{k}")))
+        .collect()
+}
+
+/// The labels of the members of one kind that were read, or `None`.
+fn sources(seen: &[(String, String)], file: &str) -> Option<String> {
+    let mut labels: Vec<&str> = seen.iter().filter(|(w, _)| w.ends_with(file)).map(|(_, l)| l.as_str()).collect();
+    labels.sort_unstable();
+    (!labels.is_empty()).then(|| labels.join(", "))
 }
 
 fn read_log(cluster: &'static str, member: Member<'_>, jobs: &mut TableIngest, rejects: &mut Rejects) -> Result<()> {

@@ -234,3 +234,16 @@ fn a_failed_ingest_leaves_the_previous_tables_untouched_and_no_partial_table_vis
         .collect();
     assert!(visible.iter().all(|n| !n.starts_with("pai/")), "{visible:?}");
 }
+
+#[test]
+fn the_bundled_samples_ingest_strictly_and_duckdb_agrees() {
+    let tmp = tempfile::tempdir().unwrap();
+    let store = tmp.path().join("store");
+    let samples = root().join("data-samples");
+    let out = ingest(&samples, &store, &["--strict"]);
+    // The extra real files beside the traces are named, not read silently.
+    assert!(out.contains("not read: SOURCE.md, helios/SOURCE.md, helios/helios_cluster_summary.csv"), "{out}");
+    assert!(out.contains("cluster_machine_list skipped"), "{out}");
+    let checked = python("tests/crosscheck/check_store.py", &[s(&samples), s(&store)]);
+    assert!(checked.contains("checks passed"), "{checked}");
+}
