@@ -17,6 +17,7 @@ mod lines;
 pub mod manifest;
 mod pai;
 mod philly;
+mod prefetch;
 mod record;
 pub mod rejects;
 mod run;

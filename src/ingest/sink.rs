@@ -167,9 +167,11 @@ impl TableWriter {
             .with_compression(compression())
             .batched(&schema)
             .map_err(|e| Error::polars(format!("{}: start writing", partial.display()), e))?;
-        let (tx, rx) = sync_channel::<DataFrame>(1);
+        // Three batches in flight let parsing run ahead while a row group is
+        // encoded; with one, ingest of the full PAI trace took 25 % longer.
+        let (tx, rx) = sync_channel::<DataFrame>(3);
         let context = partial.display().to_string();
-        let worker = std::thread::spawn(move || -> Result<()> {
+        let worker = std::thread::Builder::new().name(format!("tl-write-{}", table.name)).spawn(move || -> Result<()> {
             let mut writer = writer;
             for df in rx {
                 writer.write_batch(&df).map_err(|e| Error::polars(context.clone(), e))?;
@@ -177,6 +179,7 @@ impl TableWriter {
             writer.finish().map_err(|e| Error::polars(context, e))?;
             Ok(())
         });
+        let worker = worker.map_err(|e| Error::io(&partial, e))?;
         Ok(TableWriter {
             table,
             builders: fresh_builders(table),

@@ -13,6 +13,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use super::prefetch::Prefetch;
+
 use crate::error::{Error, IoContext, Result};
 use crate::schema::raw;
 use crate::schema::Trace;
@@ -239,20 +241,20 @@ pub fn for_each_member(
         return visit_zip(file, tick, &mut visit);
     }
     let path = &file.path;
-    let opened = File::open(path).at(path)?;
-    let mut hashing = Hashing::new(BufReader::with_capacity(1 << 20, opened), tick);
-    if file.packing == Packing::TarGz {
-        visit_tar(file, &mut hashing, &mut visit).map_err(|e| archive_error(file, e))?;
+    let gunzip = file.packing == Packing::TarGz;
+    let mut bytes = Prefetch::spawn(path, gunzip, tick).at(path)?;
+    if gunzip {
+        visit_tar(file, &mut bytes, &mut visit).map_err(|e| archive_error(file, e))?;
     } else {
-        visit(Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut hashing })?;
+        visit(Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut bytes })?;
     }
-    let (bytes, sha256) = hashing.finish().map_err(|e| archive_error(file, Error::io(path, e)))?;
-    Ok(Digest256 { file: file.rel.clone(), bytes, sha256 })
+    let (read, sha256) = bytes.finish().map_err(|e| archive_error(file, Error::io(path, e)))?;
+    Ok(Digest256 { file: file.rel.clone(), bytes: read, sha256 })
 }
 
+/// Walks the members of an (already inflated) tar stream.
 fn visit_tar<R: Read>(file: &InputFile, reader: R, visit: &mut impl FnMut(Member<'_>) -> Result<()>) -> Result<()> {
-    let gz = flate2::read::GzDecoder::new(reader);
-    let mut archive = tar::Archive::new(gz);
+    let mut archive = tar::Archive::new(reader);
     let entries = archive.entries().at(&file.path)?;
     for entry in entries {
         let mut entry = entry.at(&file.path)?;
