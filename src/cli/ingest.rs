@@ -3,14 +3,14 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use anyhow::Context;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use crate::error::Error;
-use crate::ingest::{self, NoProgress, Plan, Progress, Report, TraceResult};
+use crate::ingest::{self, FileProgress, NoProgress, Plan, Progress, Report, TraceResult};
 
 /// Read the official trace downloads in DIR into a Parquet store.
 ///
@@ -49,7 +49,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = plan(&args)?;
     let progress: Arc<dyn Progress> =
-        if args.quiet || !std::io::stderr().is_terminal() { Arc::new(NoProgress) } else { Arc::new(Bar::default()) };
+        if args.quiet || !std::io::stderr().is_terminal() { Arc::new(NoProgress) } else { Arc::new(Bars::default()) };
     let report = ingest::run(&plan, progress).with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !args.quiet {
         super::out(&summary(&report))?;
@@ -156,33 +156,36 @@ fn num(n: u64) -> Cell {
     Cell::new(n).set_alignment(CellAlignment::Right)
 }
 
-/// A byte-based progress bar on stderr, one per input file.
+/// Byte-based progress bars on stderr, one per input file being read.
 #[derive(Default)]
-struct Bar {
-    bar: Mutex<Option<ProgressBar>>,
+struct Bars {
+    bars: MultiProgress,
 }
 
-impl Progress for Bar {
-    fn begin(&self, label: &str, bytes: u64) {
-        let bar = ProgressBar::new(bytes);
+impl Progress for Bars {
+    fn file(&self, label: &str, bytes: u64) -> Box<dyn FileProgress> {
+        let bar = self.bars.add(ProgressBar::new(bytes));
         bar.set_style(
             ProgressStyle::with_template("{msg:30!} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
                 .expect("static template")
                 .progress_chars("=> "),
         );
         bar.set_message(label.to_string());
-        *self.bar.lock().expect("progress lock") = Some(bar);
+        Box::new(Bar(bar))
     }
+}
 
-    fn advance(&self, n: u64) {
-        if let Some(bar) = self.bar.lock().expect("progress lock").as_ref() {
-            bar.inc(n);
-        }
+/// One file's bar; cleared when the file is done.
+struct Bar(ProgressBar);
+
+impl FileProgress for Bar {
+    fn advance(&mut self, n: u64) {
+        self.0.inc(n);
     }
+}
 
-    fn end(&self) {
-        if let Some(bar) = self.bar.lock().expect("progress lock").take() {
-            bar.finish_and_clear();
-        }
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
     }
 }

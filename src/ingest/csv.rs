@@ -8,7 +8,6 @@ use std::ops::Range;
 
 use super::lines::{split_fields, LineReader};
 use super::record::{Fault, Record};
-use super::rejects::Rejects;
 use super::sink::Value;
 use super::table::TableIngest;
 use crate::error::{Error, IoContext, Result};
@@ -76,13 +75,11 @@ impl<R: Read> CsvFile<R> {
         &mut self,
         layout: &Layout<'_>,
         out: &mut TableIngest,
-        rejects: &mut Rejects,
         mut parse: F,
     ) -> Result<()>
     where
         F: for<'a> FnMut(&Record<'a>, &mut Vec<Value<'a>>) -> Result<(), Fault>,
     {
-        let table = out.table().name;
         let mut ranges: Vec<Range<usize>> = Vec::with_capacity(layout.names.len() + 1);
         let mut spare: Vec<Value<'static>> = Vec::with_capacity(out.width());
         let mut probe = LayoutProbe::default();
@@ -93,9 +90,8 @@ impl<R: Read> CsvFile<R> {
             let bytes = if no == 1 { strip_bom(line.bytes) } else { line.bytes };
             let Ok(text) = std::str::from_utf8(bytes) else {
                 out.counts.records_in += 1;
-                out.counts.rejected += 1;
                 let raw = String::from_utf8_lossy(bytes);
-                rejects.add(table, &label, no, Fault::record(&raw, "not valid UTF-8"))?;
+                out.reject(&label, no, Fault::record(&raw, "not valid UTF-8"))?;
                 continue;
             };
             if no == 1 && layout.optional_header && text == header {
@@ -122,10 +118,7 @@ impl<R: Read> CsvFile<R> {
             };
             match outcome {
                 Ok(()) => out.counts.written += 1,
-                Err(fault) => {
-                    out.counts.rejected += 1;
-                    rejects.add(table, &label, no, fault)?;
-                }
+                Err(fault) => out.reject(&label, no, fault)?,
             }
         }
         probe.at_end(layout, &label)

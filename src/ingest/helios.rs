@@ -8,7 +8,6 @@ use std::sync::Arc;
 
 use super::csv::{CsvFile, Layout};
 use super::record::{Fault, Record};
-use super::rejects::Rejects;
 use super::run::{TraceOutcome, TraceRun};
 use super::sink::Value;
 use super::source::{helios_member, Member, Packing, TraceInputs};
@@ -20,7 +19,7 @@ use crate::schema::raw::helios::{self as raw, STATES};
 use crate::schema::Trace;
 
 pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceOutcome> {
-    let mut run = TraceRun::start(Trace::Helios, dir, progress)?;
+    let run = TraceRun::start(Trace::Helios, dir, progress)?;
     let mut jobs = run.open("jobs")?;
     let mut vcs = run.open("vc_gpus")?;
     let plain = plain_members(inputs);
@@ -30,7 +29,7 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
     let mut skipped = Vec::new();
     for file in &inputs.files {
         let archive = file.packing != Packing::Plain;
-        run.read(file, |member, rejects| {
+        run.read(file, |member| {
             let Some((cluster, kind)) = helios_member(&member.name) else { return Ok(()) };
             let what = format!("{cluster}/{kind}");
             if archive && plain.contains(&what) {
@@ -42,9 +41,9 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
             }
             seen.push((what, member.label.clone()));
             if kind == raw::CLUSTER_LOG.file {
-                read_log(cluster, member, &mut jobs, rejects)
+                read_log(cluster, member, &mut jobs)
             } else {
-                read_gpu_number(cluster, member, &mut vcs, rejects)
+                read_gpu_number(cluster, member, &mut vcs)
             }
         })?;
     }
@@ -80,11 +79,11 @@ fn sources(seen: &[(String, String)], file: &str) -> Option<String> {
     (!labels.is_empty()).then(|| labels.join(", "))
 }
 
-fn read_log(cluster: &'static str, member: Member<'_>, jobs: &mut TableIngest, rejects: &mut Rejects) -> Result<()> {
+fn read_log(cluster: &'static str, member: Member<'_>, jobs: &mut TableIngest) -> Result<()> {
     let mut csv = CsvFile::new(member.reader, member.label);
     csv.expect_header(&raw::CLUSTER_LOG.header_line())?;
     let layout = Layout { names: raw::CLUSTER_LOG.columns, trailing_empty: false, optional_header: false };
-    csv.records(&layout, jobs, rejects, |r, out| job(cluster, r, out))
+    csv.records(&layout, jobs, |r, out| job(cluster, r, out))
 }
 
 fn count(r: &Record<'_>, i: usize) -> Result<i64, Fault> {
@@ -118,12 +117,7 @@ fn job<'a>(cluster: &'static str, r: &Record<'a>, out: &mut Vec<Value<'a>>) -> R
 }
 
 /// `date,<vc>...,total`: one long row per VC; `total` must equal their sum.
-fn read_gpu_number(
-    cluster: &'static str,
-    member: Member<'_>,
-    vcs: &mut TableIngest,
-    rejects: &mut Rejects,
-) -> Result<()> {
+fn read_gpu_number(cluster: &'static str, member: Member<'_>, vcs: &mut TableIngest) -> Result<()> {
     let mut csv = CsvFile::new(member.reader, member.label);
     let header = csv.read_header()?;
     let names: Vec<&str> = header.split(',').collect();
@@ -134,7 +128,7 @@ fn read_gpu_number(
         ));
     }
     let layout = Layout { names: &names, trailing_empty: false, optional_header: false };
-    csv.records(&layout, vcs, rejects, |r, out| vc_row(cluster, r, out))
+    csv.records(&layout, vcs, |r, out| vc_row(cluster, r, out))
 }
 
 /// The VC names are the record's column names (the header's middle columns).

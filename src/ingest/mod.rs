@@ -41,23 +41,30 @@ use manifest::{invalidate, load_stat, stat_fingerprint, store_stat};
 use run::TraceOutcome;
 use source::{discover, sha256_file, TraceInputs};
 
-/// Receives progress as input bytes are read. The CLI draws a bar; the
-/// library and tests use [`NoProgress`].
+/// Receives progress as input bytes are read. The CLI draws bars; the
+/// library and tests use [`NoProgress`]. Files can be read concurrently.
 pub trait Progress: Send + Sync {
-    /// A file of `bytes` bytes is about to be read.
-    fn begin(&self, label: &str, bytes: u64);
+    /// A file of `bytes` bytes is about to be read; the returned handle is
+    /// told how far reading got and dropped when the file is done.
+    fn file(&self, label: &str, bytes: u64) -> Box<dyn FileProgress>;
+}
+
+/// The progress of one file.
+pub trait FileProgress: Send {
     /// `n` more bytes were read.
-    fn advance(&self, n: u64);
-    /// The file is done.
-    fn end(&self);
+    fn advance(&mut self, n: u64);
+}
+
+impl FileProgress for () {
+    fn advance(&mut self, _: u64) {}
 }
 
 pub struct NoProgress;
 
 impl Progress for NoProgress {
-    fn begin(&self, _: &str, _: u64) {}
-    fn advance(&self, _: u64) {}
-    fn end(&self) {}
+    fn file(&self, _: &str, _: u64) -> Box<dyn FileProgress> {
+        Box::new(())
+    }
 }
 
 /// A validated ingest request.

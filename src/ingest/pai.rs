@@ -8,8 +8,7 @@
 
 use super::csv::{CsvFile, Layout, Parse};
 use super::record::{Fault, Record};
-use super::rejects::Rejects;
-use super::run::{TraceOutcome, TraceRun};
+use super::run::{in_parallel, TraceOutcome, TraceRun};
 use super::sink::Value;
 use super::source::{InputFile, Member, TraceInputs};
 use super::table::TableIngest;
@@ -38,36 +37,43 @@ const REQUIRED: [&str; 3] = ["pai_job_table", "pai_task_table", "pai_instance_ta
 
 pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceOutcome> {
     let sources = resolve(inputs)?;
-    let mut run = TraceRun::start(Trace::Pai, dir, progress)?;
+    let run = TraceRun::start(Trace::Pai, dir, progress)?;
     for note in &sources.notes {
         run.note(note.clone());
     }
-    for (i, (raw, name, parse)) in TABLES.iter().enumerate() {
-        if let Some(header) = sources.headers[i] {
-            run.read(header, |m, _| check_header_file(m, raw))?;
-        }
-        let mut table = run.open(name)?;
-        let source = match sources.data[i] {
-            Some(file) => {
-                read_table(&mut run, file, raw, &mut table, *parse)?;
-                file.rel.clone()
-            }
-            None => "(none)".to_string(),
-        };
-        run.close(table, &source)?;
-    }
+    // Largest input first, so that the big tables overlap each other.
+    let mut order: Vec<usize> = (0..TABLES.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(sources.data[i].map_or(0, |f| f.bytes)));
+    in_parallel(order, |i| ingest_table(&run, &sources, i))?;
     run.finish()
 }
 
-fn read_table(run: &mut TraceRun, file: &InputFile, raw: &RawCsv, table: &mut TableIngest, parse: Parse) -> Result<()> {
+/// One table: its `.header` (if present), then its data file.
+fn ingest_table(run: &TraceRun, sources: &Sources<'_>, i: usize) -> Result<()> {
+    let (raw, name, parse) = TABLES[i];
+    if let Some(header) = sources.headers[i] {
+        run.read(header, |m| check_header_file(m, raw))?;
+    }
+    let mut table = run.open(name)?;
+    let source = match sources.data[i] {
+        Some(file) => {
+            read_table(run, file, raw, &mut table, parse)?;
+            file.rel.clone()
+        }
+        None => "(none)".to_string(),
+    };
+    run.close(table, &source)
+}
+
+fn read_table(run: &TraceRun, file: &InputFile, raw: &RawCsv, table: &mut TableIngest, parse: Parse) -> Result<()> {
     let layout = Layout { names: raw.columns, trailing_empty: false, optional_header: true };
     let mut found = false;
-    run.read(file, |member: Member<'_>, rejects: &mut Rejects| {
+    run.read(file, |member: Member<'_>| {
         let base = member.name.rsplit('/').next().unwrap_or(&member.name);
         if base == raw.file {
             found = true;
             let mut csv = CsvFile::new(member.reader, member.label);
-            csv.records(&layout, table, rejects, parse)
+            csv.records(&layout, table, parse)
         } else if base == raw::header_file(raw) {
             check_header_file(member, raw)
         } else {
@@ -75,10 +81,7 @@ fn read_table(run: &mut TraceRun, file: &InputFile, raw: &RawCsv, table: &mut Ta
         }
     })?;
     if !found {
-        return Err(Error::input(
-            &file.rel,
-            format!("archive holds no {}; expected the table as downloaded", raw.file),
-        ));
+        return Err(Error::input(&file.rel, format!("archive holds no {}; expected the table as downloaded", raw.file)));
     }
     Ok(())
 }

@@ -15,17 +15,16 @@ use std::collections::HashSet;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde_json::Value as Json;
 
 use super::csv::{CsvFile, Layout};
 use super::record::{Fault, Record};
-use super::rejects::Rejects;
-use super::run::{TraceOutcome, TraceRun};
+use super::run::{in_parallel, TraceOutcome, TraceRun};
 use super::sink::Value;
-use super::source::{philly_member, Member, Packing, TraceInputs};
+use super::source::{philly_member, InputFile, Member, Packing, TraceInputs};
 use super::table::TableIngest;
 use super::time::{philly_job_time, philly_util_time};
 use super::Progress;
@@ -39,47 +38,48 @@ const TABLES: [&str; 7] = ["jobs", "attempts", "placements", "gpu_util", "cpu_ut
 
 pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceOutcome> {
     let plain = plain_members(inputs)?;
-    let mut run = TraceRun::start(Trace::Philly, dir, progress)?;
+    let run = TraceRun::start(Trace::Philly, dir, progress)?;
     let mut tables = Vec::new();
     for name in TABLES {
-        tables.push(if name == "attempts" || name == "placements" { run.open_derived(name)? } else { run.open(name)? });
+        let table = if name == "attempts" || name == "placements" { run.open_derived(name)? } else { run.open(name)? };
+        tables.push(Mutex::new(table));
     }
-    let mut sources: Vec<Option<String>> = vec![None; TABLES.len()];
-    for file in &inputs.files {
+    let sources: Mutex<Vec<Option<String>>> = Mutex::new(vec![None; TABLES.len()]);
+    // Largest first: the utilization files dominate and overlap each other.
+    let mut files: Vec<&InputFile> = inputs.files.iter().collect();
+    files.sort_by_key(|f| std::cmp::Reverse(f.bytes));
+    in_parallel(files, |file| {
         let archive = file.packing != Packing::Plain;
         if archive && plain.len() == FILES {
             run.note(format!("{} skipped: all five files are present extracted beside it", file.rel));
-            continue;
+            return Ok(());
         }
-        let mut skipped = Vec::new();
-        run.read(file, |member, rejects| {
+        run.read(file, |member| {
             let base = member.name.rsplit('/').next().unwrap_or(&member.name);
             let Some(kind) = philly_member(base) else { return Ok(()) };
             if archive && plain.contains(kind) {
-                skipped.push(member.label);
+                run.note(format!("{} skipped: the extracted file beside the archive was read", member.label));
                 return Ok(());
             }
-            read_member(kind, member, &mut tables, &mut sources, rejects)
-        })?;
-        for label in skipped {
-            run.note(format!("{label} skipped: the extracted file beside the archive was read"));
-        }
-    }
+            read_member(kind, member, &tables, &sources)
+        })
+    })?;
+    let sources = sources.into_inner().expect("sources");
     if sources[0].is_none() {
         return Err(missing_job_log(inputs));
     }
     for (table, source) in tables.into_iter().zip(sources) {
-        run.close(table, source.as_deref().unwrap_or("(none)"))?;
+        run.close(table.into_inner().expect("table"), source.as_deref().unwrap_or("(none)"))?;
     }
     run.finish()
 }
 
+/// Parses one member into its table(s); each file may be read once.
 fn read_member(
     kind: &str,
     member: Member<'_>,
-    tables: &mut [TableIngest],
-    sources: &mut [Option<String>],
-    rejects: &mut Rejects,
+    tables: &[Mutex<TableIngest>],
+    sources: &Mutex<Vec<Option<String>>>,
 ) -> Result<()> {
     let first = match kind {
         raw::JOB_LOG => 0,
@@ -88,14 +88,20 @@ fn read_member(
         k if k == raw::MEM_UTIL.file => 5,
         _ => 6,
     };
-    let label = member.label.clone();
-    if first == 0 {
-        let [jobs, attempts, placements, ..] = tables else { unreachable!("seven tables") };
-        read_job_log(member, [jobs, attempts, placements], rejects)?;
-        for s in &mut sources[..3] {
-            *s = Some(label.clone());
+    {
+        let mut sources = sources.lock().expect("sources");
+        if let Some(other) = &sources[first] {
+            return Err(Error::input(&member.label, format!("second copy of {kind} (also {other}); expected one")));
         }
-        return Ok(());
+        let count = if first == 0 { 3 } else { 1 };
+        for s in &mut sources[first..first + count] {
+            *s = Some(member.label.clone());
+        }
+    }
+    let lock = |i: usize| tables[i].lock().expect("table");
+    if first == 0 {
+        let (mut jobs, mut attempts, mut placements) = (lock(0), lock(1), lock(2));
+        return read_job_log(member, [&mut jobs, &mut attempts, &mut placements]);
     }
     let (raw, parse): (&RawCsv, super::csv::Parse) = match first {
         3 => (&raw::GPU_UTIL, gpu_util),
@@ -106,9 +112,7 @@ fn read_member(
     let mut csv = CsvFile::new(member.reader, member.label);
     csv.expect_header(&raw.header_line())?;
     let layout = Layout { names: raw.columns, trailing_empty: first == 3, optional_header: false };
-    csv.records(&layout, &mut tables[first], rejects, parse)?;
-    sources[first] = Some(label);
-    Ok(())
+    csv.records(&layout, &mut lock(first), parse)
 }
 
 /// The five files of the trace.
@@ -155,11 +159,11 @@ impl<R: Read> Read for LineCounting<R> {
     }
 }
 
-fn read_job_log(member: Member<'_>, tables: [&mut TableIngest; 3], rejects: &mut Rejects) -> Result<()> {
+fn read_job_log(member: Member<'_>, tables: [&mut TableIngest; 3]) -> Result<()> {
     let line = Rc::new(Cell::new(1));
     let reader = LineCounting { inner: BufReader::with_capacity(1 << 16, member.reader), line: Rc::clone(&line) };
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let mut sink = JobSink { tables, rejects, label: &member.label, line, error: None };
+    let mut sink = JobSink { tables, label: &member.label, line, error: None };
     let parsed = (&mut sink).deserialize(&mut de).and_then(|()| de.end());
     if let Some(e) = sink.error.take() {
         return Err(e);
@@ -175,7 +179,6 @@ fn read_job_log(member: Member<'_>, tables: [&mut TableIngest; 3], rejects: &mut
 /// Receives the jobs of the top-level list one at a time.
 struct JobSink<'s, 't> {
     tables: [&'t mut TableIngest; 3],
-    rejects: &'s mut Rejects,
     label: &'s str,
     line: Rc<Cell<u64>>,
     /// A store error raised inside serde, reported after it unwinds.
@@ -233,8 +236,11 @@ impl JobSink<'_, '_> {
         match outcome {
             Ok(()) => self.tables.iter_mut().for_each(|t| t.counts.written += 1),
             Err(fault) => {
-                self.tables.iter_mut().for_each(|t| t.counts.rejected += 1);
-                self.rejects.add("jobs", self.label, line, fault)?;
+                // Listed once, as a jobs reject; its attempts and
+                // placements are counted as rejected with it.
+                self.tables[1].counts.rejected += 1;
+                self.tables[2].counts.rejected += 1;
+                self.tables[0].reject(self.label, line, fault)?;
             }
         }
         Ok(())

@@ -1,14 +1,19 @@
 //! The rejects table of a trace: every input record that could not be
-//! ingested, with file, line, column, raw value and reason. Streams to
-//! `<store>/<trace>/rejects.parquet` like any other table and keeps the first
-//! few in memory for the summary printed after ingest.
+//! ingested, with file, line, column, raw value and reason.
+//!
+//! Each canonical table collects its own rejects (tables are ingested in
+//! parallel), in a hidden partial Parquet file created at the first reject;
+//! [`merge`] then writes `<store>/<trace>/rejects.parquet` from the parts in
+//! schema order, so the file is the same whatever order the tables finished
+//! in. A few rejects are kept in memory for the summary printed after ingest.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
 
 use super::record::Fault;
-use super::sink::{Finished, TableWriter, Value};
-use crate::error::Result;
+use super::sink::{Finished, TableWriter, Value, BATCH_ROWS};
+use crate::error::{Error, Result};
 use crate::schema::Table;
 
 /// How many rejects are kept for display.
@@ -46,38 +51,91 @@ fn cut(s: &str) -> &str {
     }
 }
 
+/// The rejects of one canonical table.
 pub struct Rejects {
-    writer: TableWriter,
-    per_table: BTreeMap<String, u64>,
+    dir: PathBuf,
+    schema: &'static Table,
+    table: &'static str,
+    writer: Option<TableWriter>,
+    count: u64,
     samples: Vec<Reject>,
 }
 
+/// A table's rejects, written under a partial name, waiting for [`merge`].
+#[derive(Debug)]
+pub struct RejectsPart {
+    partial: Option<PathBuf>,
+    pub count: u64,
+    pub samples: Vec<Reject>,
+}
+
 impl Rejects {
-    pub fn create(dir: &Path, table: &'static Table) -> Result<Rejects> {
-        Ok(Rejects { writer: TableWriter::create(dir, table)?, per_table: BTreeMap::new(), samples: Vec::new() })
+    /// The rejects of `table`, to be stored with the schema `schema` (the
+    /// trace's `rejects` table) in `dir`.
+    pub fn new(dir: &Path, schema: &'static Table, table: &'static str) -> Rejects {
+        Rejects { dir: dir.to_path_buf(), schema, table, writer: None, count: 0, samples: Vec::new() }
     }
 
-    pub fn add(&mut self, table: &str, file: &str, line: u64, fault: Fault) -> Result<()> {
-        self.writer.push(&[
-            Value::Str(table),
+    pub fn add(&mut self, file: &str, line: u64, fault: Fault) -> Result<()> {
+        let writer = match &mut self.writer {
+            Some(w) => w,
+            None => {
+                let partial = self.dir.join(format!(".rejects-{}.partial", self.table));
+                self.writer.insert(TableWriter::create_at(partial.clone(), partial, self.schema)?)
+            }
+        };
+        writer.push(&[
+            Value::Str(self.table),
             Value::Str(file),
             Value::I64(line as i64),
             Value::Str(&fault.column),
             Value::Str(cut(&fault.raw)),
             Value::Str(&fault.reason),
         ])?;
-        *self.per_table.entry(table.to_string()).or_default() += 1;
+        self.count += 1;
         if self.samples.len() < SAMPLES {
-            self.samples.push(Reject { table: table.into(), file: file.into(), line, fault });
+            self.samples.push(Reject { table: self.table.into(), file: file.into(), line, fault });
         }
         Ok(())
     }
 
-    pub fn total(&self) -> u64 {
-        self.per_table.values().sum()
+    pub fn finish(self) -> Result<RejectsPart> {
+        let partial = match self.writer {
+            Some(w) => Some(w.finish()?.partial),
+            None => None,
+        };
+        Ok(RejectsPart { partial, count: self.count, samples: self.samples })
     }
+}
 
-    pub fn finish(self) -> Result<(Finished, Vec<Reject>)> {
-        Ok((self.writer.finish()?, self.samples))
+/// Writes the trace's rejects table from the tables' parts, in the given
+/// order, a row group at a time; returns it with the total and the first
+/// rejects for display.
+pub fn merge(dir: &Path, schema: &'static Table, parts: Vec<RejectsPart>) -> Result<(Finished, u64, Vec<Reject>)> {
+    let mut writer = TableWriter::create(dir, schema)?;
+    let (mut total, mut samples) = (0, Vec::new());
+    for part in parts {
+        total += part.count;
+        samples.extend(part.samples);
+        let Some(partial) = part.partial else { continue };
+        copy_into(&partial, &mut writer)?;
+        std::fs::remove_file(&partial).map_err(|e| Error::io(&partial, e))?;
+    }
+    samples.truncate(SAMPLES);
+    Ok((writer.finish()?, total, samples))
+}
+
+fn copy_into(partial: &Path, writer: &mut TableWriter) -> Result<()> {
+    let context = || partial.display().to_string();
+    let path = PlRefPath::new(partial.to_string_lossy().as_ref());
+    let scan = LazyFrame::scan_parquet(path, ScanArgsParquet::default()).map_err(|e| Error::polars(context(), e))?;
+    let mut offset = 0;
+    loop {
+        let df = scan.clone().slice(offset, BATCH_ROWS as IdxSize).collect().map_err(|e| Error::polars(context(), e))?;
+        if df.height() == 0 {
+            return Ok(());
+        }
+        offset += df.height() as i64;
+        writer.push_frame(df)?;
     }
 }

@@ -159,8 +159,11 @@ pub fn partial_path(dir: &Path, table: &Table) -> PathBuf {
 
 impl TableWriter {
     pub fn create(dir: &Path, table: &'static Table) -> Result<TableWriter> {
-        let path = dir.join(table.file_name());
-        let partial = partial_path(dir, table);
+        TableWriter::create_at(partial_path(dir, table), dir.join(table.file_name()), table)
+    }
+
+    /// Writes `table` under `partial`, to be renamed to `path` by the caller.
+    pub fn create_at(partial: PathBuf, path: PathBuf, table: &'static Table) -> Result<TableWriter> {
         let file = File::create(&partial).at(&partial)?;
         let schema = polars_schema(table);
         let writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
@@ -210,6 +213,13 @@ impl TableWriter {
         Ok(())
     }
 
+    /// Appends a whole frame of this table's schema as one row group.
+    pub fn push_frame(&mut self, df: DataFrame) -> Result<()> {
+        self.flush()?;
+        self.rows += df.height() as u64;
+        self.send(df)
+    }
+
     fn flush(&mut self) -> Result<()> {
         if self.rows_in_batch == 0 {
             return Ok(());
@@ -219,6 +229,10 @@ impl TableWriter {
         let df = DataFrame::new(self.rows_in_batch, columns)
             .map_err(|e| Error::polars(self.partial.display().to_string(), e))?;
         self.rows_in_batch = 0;
+        self.send(df)
+    }
+
+    fn send(&mut self, df: DataFrame) -> Result<()> {
         let sent = self.tx.as_ref().expect("writer open").send(df);
         if sent.is_err() {
             // The writer thread stopped early; its error says why.

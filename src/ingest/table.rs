@@ -7,6 +7,7 @@ use polars::prelude::PlHashSet;
 use serde::{Deserialize, Serialize};
 
 use super::record::Fault;
+use super::rejects::{Rejects, RejectsPart};
 use super::sink::{Finished, TableWriter, Value};
 use crate::error::Result;
 use crate::schema::Table;
@@ -86,21 +87,34 @@ impl KeyGuard {
 pub struct TableIngest {
     writer: TableWriter,
     keys: Option<KeyGuard>,
+    rejects: Rejects,
     pub counts: Counts,
 }
 
+/// A table that is complete under its partial name, with its rejects.
+pub struct TableDone {
+    pub finished: Finished,
+    pub counts: Counts,
+    pub rejects: RejectsPart,
+}
+
 impl TableIngest {
-    pub fn create(dir: &Path, table: &'static Table) -> Result<TableIngest> {
+    /// Opens `table` in `dir`; its rejects go to the trace's `rejects` table
+    /// (schema `rejects`).
+    pub fn create(dir: &Path, table: &'static Table, rejects: &'static Table) -> Result<TableIngest> {
         Ok(TableIngest {
             writer: TableWriter::create(dir, table)?,
             keys: KeyGuard::new(table),
+            rejects: Rejects::new(dir, rejects, table.name),
             counts: Counts::default(),
         })
     }
 
     /// Like [`TableIngest::create`] without the unique-key guard.
-    pub fn create_unchecked(dir: &Path, table: &'static Table) -> Result<TableIngest> {
-        Ok(TableIngest { writer: TableWriter::create(dir, table)?, keys: None, counts: Counts::default() })
+    pub fn create_unchecked(dir: &Path, table: &'static Table, rejects: &'static Table) -> Result<TableIngest> {
+        let mut t = TableIngest::create(dir, table, rejects)?;
+        t.keys = None;
+        Ok(t)
     }
 
     pub fn table(&self) -> &'static Table {
@@ -127,8 +141,14 @@ impl TableIngest {
         Ok(Ok(()))
     }
 
-    pub fn finish(self) -> Result<(Finished, Counts)> {
+    /// Counts a rejected record and lists it in the rejects table.
+    pub fn reject(&mut self, file: &str, line: u64, fault: Fault) -> Result<()> {
+        self.counts.rejected += 1;
+        self.rejects.add(file, line, fault)
+    }
+
+    pub fn finish(self) -> Result<TableDone> {
         let counts = self.counts;
-        Ok((self.writer.finish()?, counts))
+        Ok(TableDone { finished: self.writer.finish()?, counts, rejects: self.rejects.finish()? })
     }
 }
