@@ -71,12 +71,7 @@ impl<R: Read> CsvFile<R> {
 
     /// Parses every remaining record with `parse`, which appends the values
     /// of zero or more rows (a multiple of the table width) for one record.
-    pub fn records<F>(
-        &mut self,
-        layout: &Layout<'_>,
-        out: &mut TableIngest,
-        mut parse: F,
-    ) -> Result<()>
+    pub fn records<F>(&mut self, layout: &Layout<'_>, out: &mut TableIngest, mut parse: F) -> Result<()>
     where
         F: for<'a> FnMut(&Record<'a>, &mut Vec<Value<'a>>) -> Result<(), Fault>,
     {

@@ -81,7 +81,10 @@ fn read_table(run: &TraceRun, file: &InputFile, raw: &RawCsv, table: &mut TableI
         }
     })?;
     if !found {
-        return Err(Error::input(&file.rel, format!("archive holds no {}; expected the table as downloaded", raw.file)));
+        return Err(Error::input(
+            &file.rel,
+            format!("archive holds no {}; expected the table as downloaded", raw.file),
+        ));
     }
     Ok(())
 }

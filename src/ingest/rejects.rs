@@ -131,7 +131,8 @@ fn copy_into(partial: &Path, writer: &mut TableWriter) -> Result<()> {
     let scan = LazyFrame::scan_parquet(path, ScanArgsParquet::default()).map_err(|e| Error::polars(context(), e))?;
     let mut offset = 0;
     loop {
-        let df = scan.clone().slice(offset, BATCH_ROWS as IdxSize).collect().map_err(|e| Error::polars(context(), e))?;
+        let df =
+            scan.clone().slice(offset, BATCH_ROWS as IdxSize).collect().map_err(|e| Error::polars(context(), e))?;
         if df.height() == 0 {
             return Ok(());
         }

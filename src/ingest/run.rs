@@ -68,7 +68,8 @@ impl TraceRun {
         std::fs::create_dir_all(dir).at(dir)?;
         for entry in std::fs::read_dir(dir).at(dir)? {
             let path = entry.at(dir)?.path();
-            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.') && n.ends_with(".partial")) {
+            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.') && n.ends_with(".partial"))
+            {
                 std::fs::remove_file(&path).at(&path)?;
             }
         }

@@ -174,14 +174,15 @@ impl TableWriter {
         // encoded; with one, ingest of the full PAI trace took 25 % longer.
         let (tx, rx) = sync_channel::<DataFrame>(3);
         let context = partial.display().to_string();
-        let worker = std::thread::Builder::new().name(format!("tl-write-{}", table.name)).spawn(move || -> Result<()> {
-            let mut writer = writer;
-            for df in rx {
-                writer.write_batch(&df).map_err(|e| Error::polars(context.clone(), e))?;
-            }
-            writer.finish().map_err(|e| Error::polars(context, e))?;
-            Ok(())
-        });
+        let worker =
+            std::thread::Builder::new().name(format!("tl-write-{}", table.name)).spawn(move || -> Result<()> {
+                let mut writer = writer;
+                for df in rx {
+                    writer.write_batch(&df).map_err(|e| Error::polars(context.clone(), e))?;
+                }
+                writer.finish().map_err(|e| Error::polars(context, e))?;
+                Ok(())
+            });
         let worker = worker.map_err(|e| Error::io(&partial, e))?;
         Ok(TableWriter {
             table,

@@ -3,60 +3,48 @@
 //! with Polars lazy queries. Only trace folders with a manifest (complete
 //! ingests) contribute.
 
-use std::fs::File;
 use std::path::Path;
 
 use polars::prelude::*;
 
 use super::manifest::Manifest;
-use super::sink::{compression, polars_schema, BATCH_ROWS};
+use super::sink::{TableWriter, BATCH_ROWS};
 use crate::error::{Error, IoContext, Result};
-use crate::schema::{status, unified, Trace};
+use crate::schema::{raw, status, unified, Trace};
 
 pub fn exists(store: &Path) -> bool {
     store.join(unified::JOBS.file_name()).exists()
 }
 
 /// Rebuilds `<store>/jobs.parquet`; returns the rows contributed per trace.
+/// Each trace's rows are computed, written and dropped before the next
+/// trace's: holding all of them at once took 2.6 GB at full scale.
 pub fn rebuild(store: &Path) -> Result<Vec<(String, u64)>> {
-    let mut frames = Vec::new();
+    let path = store.join(unified::JOBS.file_name());
+    let mut writer = TableWriter::create(store, &unified::JOBS)?;
     let mut counts = Vec::new();
     for trace in Trace::ALL {
         let dir = store.join(trace.name());
         if Manifest::load(&dir).is_none() {
             continue;
         }
-        let df = trace_jobs(trace, &dir)
-            .and_then(|lf| lf.collect())
-            .map_err(|e| Error::polars(format!("{}: building the unified jobs rows", dir.display()), e))?;
-        counts.push((trace.name().to_string(), df.height() as u64));
-        frames.push(df);
-    }
-    let mut all = match frames.split_first() {
-        None => DataFrame::empty_with_schema(&polars_schema(&unified::JOBS)),
-        Some((first, rest)) => {
-            let mut acc = first.clone();
-            for df in rest {
-                acc.vstack_mut(df).map_err(|e| Error::polars("stacking unified jobs", e))?;
+        let mut rows = 0;
+        for part in trace_parts(trace, &dir) {
+            let df = part
+                .and_then(|lf| lf.collect())
+                .map_err(|e| Error::polars(format!("{}: building the unified jobs rows", dir.display()), e))?;
+            rows += df.height() as u64;
+            for offset in (0..df.height()).step_by(BATCH_ROWS) {
+                let mut slice = df.slice(offset as i64, BATCH_ROWS);
+                slice.rechunk_mut();
+                writer.push_frame(slice)?;
             }
-            acc
         }
-    };
-    all.rechunk_mut();
-    write(store, &mut all)?;
+        counts.push((trace.name().to_string(), rows));
+    }
+    let finished = writer.finish()?;
+    std::fs::rename(&finished.partial, &path).at(&path)?;
     Ok(counts)
-}
-
-fn write(store: &Path, df: &mut DataFrame) -> Result<()> {
-    let path = store.join(unified::JOBS.file_name());
-    let partial = store.join(format!(".{}.partial", unified::JOBS.file_name()));
-    let file = File::create(&partial).at(&partial)?;
-    ParquetWriter::new(file)
-        .with_compression(compression())
-        .with_row_group_size(Some(BATCH_ROWS))
-        .finish(df)
-        .map_err(|e| Error::polars(partial.display().to_string(), e))?;
-    std::fs::rename(&partial, &path).at(&path)
 }
 
 fn scan(dir: &Path, table: &str) -> PolarsResult<LazyFrame> {
@@ -64,18 +52,24 @@ fn scan(dir: &Path, table: &str) -> PolarsResult<LazyFrame> {
     LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), ScanArgsParquet::default())
 }
 
-/// The trace's jobs in the unified column order, sorted by (submit, id).
-fn trace_jobs(trace: Trace, dir: &Path) -> PolarsResult<LazyFrame> {
-    let lf = match trace {
-        Trace::Pai => pai_jobs(dir)?,
-        Trace::Philly => philly_jobs(dir)?,
-        Trace::Helios => helios_jobs(dir)?,
-    };
+/// The trace's jobs in the unified column order and types, in parts that
+/// are built one after the other: Helios cluster by cluster (all 3.4 M
+/// jobs at once peaked at 1.5 GB), the other traces whole. Each part is
+/// sorted by a unique key of its own, so the output does not depend on how
+/// the joins ordered the rows.
+fn trace_parts(trace: Trace, dir: &Path) -> Vec<PolarsResult<LazyFrame>> {
     let cols: Vec<Expr> = unified::JOBS.columns.iter().map(|c| col(c.name).cast(super::sink::dtype(c.ty))).collect();
-    Ok(lf.select(cols).sort_by_exprs(
-        [col("cluster"), col("submit_time"), col("job_id")],
-        SortMultipleOptions::default().with_nulls_last(true).with_maintain_order(true),
-    ))
+    let parts = match trace {
+        Trace::Pai => vec![pai_jobs(dir)],
+        Trace::Philly => vec![philly_jobs(dir)],
+        Trace::Helios => raw::helios::CLUSTERS.iter().map(|c| helios_jobs(dir, c)).collect(),
+    };
+    parts.into_iter().map(|p| p.map(|lf| lf.select(cols.clone()))).collect()
+}
+
+fn sorted(lf: LazyFrame, by: &[&str]) -> LazyFrame {
+    let exprs: Vec<Expr> = by.iter().map(|c| col(*c)).collect();
+    lf.sort_by_exprs(exprs, SortMultipleOptions::default().with_nulls_last(true).with_maintain_order(true))
 }
 
 /// Seconds between two timestamp columns.
@@ -83,16 +77,13 @@ fn seconds(from: &str, to: &str) -> Expr {
     (col(to) - col(from)).dt().total_seconds(true)
 }
 
-/// Joins the raw status codes to their normalized names.
-fn with_status(lf: LazyFrame, trace: Trace, raw_col: &str) -> PolarsResult<LazyFrame> {
-    let (raws, norms): (Vec<&str>, Vec<&str>) = status::mapping(trace).into_iter().unzip();
-    let map = df!("status_raw" => raws, "status" => norms)?.lazy();
-    Ok(lf.with_column(col(raw_col).alias("status_raw")).join(
-        map,
-        [col("status_raw")],
-        [col("status_raw")],
-        left_args(),
-    ))
+/// Adds `status_raw` (a copy of `raw_col`) and its normalized `status`.
+fn with_status(lf: LazyFrame, trace: Trace, raw_col: &str) -> LazyFrame {
+    let status = status::mapping(trace)
+        .into_iter()
+        .rev()
+        .fold(lit("unknown"), |rest, (raw, norm)| when(col(raw_col).eq(lit(raw))).then(lit(norm)).otherwise(rest));
+    lf.with_columns([col(raw_col).alias("status_raw"), status.alias("status")])
 }
 
 /// A left join. Row order is not kept (that cost as much as the join
@@ -118,10 +109,11 @@ fn pai_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
         .select([col("job_name"), col("start_time")])
         .group_by([col("job_name")])
         .agg([col("start_time").min().alias("first_start"), len().cast(DataType::Int64).alias("instances")]);
-    let groups = scan(dir, "group_tag")?
-        .select([col("inst_id"), col("group")])
-        .group_by([col("inst_id")])
-        .agg([col("group").min().alias("tag")]);
+    let groups =
+        scan(dir, "group_tag")?
+            .select([col("inst_id"), col("group")])
+            .group_by([col("inst_id")])
+            .agg([col("group").min().alias("tag")]);
     // Materialized one after the other: planned together, the three
     // aggregations held their inputs at once (1.4 GB at full scale).
     let (instances, tasks, groups) = (instances.collect()?.lazy(), tasks.collect()?.lazy(), groups.collect()?.lazy());
@@ -150,7 +142,7 @@ fn pai_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
         seconds("submit_time", "start_time").alias("queue_s"),
         seconds("start_time", "end_time").alias("run_s"),
     ]);
-    with_status(lf, Trace::Pai, "status_code")
+    Ok(sorted(with_status(lf, Trace::Pai, "status_code"), &["submit_time", "job_id"]))
 }
 
 /// Philly: the notebook's per-job definitions, already in `philly/jobs`.
@@ -171,7 +163,7 @@ fn philly_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
         col("attempts").alias("instances"),
         col("status").alias("status_code"),
     ]);
-    let lf = with_status(lf, Trace::Philly, "status_code")?;
+    let lf = sorted(with_status(lf, Trace::Philly, "status_code"), &["submit_time", "job_id"]);
     // A job whose last attempt has no end was still running (README).
     Ok(lf.with_column(
         when(col("instances").gt(lit(0)).and(col("end_time").is_null()))
@@ -181,9 +173,10 @@ fn philly_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
     ))
 }
 
-/// Helios: raw columns, the VC as the group.
-fn helios_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
-    let lf = scan(dir, "jobs")?.select([
+/// Helios, one cluster: raw columns, the VC as the group.
+fn helios_jobs(dir: &Path, cluster: &str) -> PolarsResult<LazyFrame> {
+    let jobs = sorted(scan(dir, "jobs")?.filter(col("cluster").eq(lit(cluster))), &["submit_time", "job_id"]);
+    let lf = jobs.select([
         lit("helios").alias("trace"),
         col("cluster"),
         col("job_id").cast(DataType::String),
@@ -199,5 +192,5 @@ fn helios_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
         col("nodes").alias("instances"),
         col("state"),
     ]);
-    with_status(lf, Trace::Helios, "state")
+    Ok(with_status(lf, Trace::Helios, "state"))
 }
