@@ -3,10 +3,12 @@
 //!
 //! Layers (a module imports only from layers below it):
 //! - L0 [`schema`] (canonical tables and raw layouts), [`error`]
+//! - L1 [`civil`] (naive calendar arithmetic)
 //! - L2 [`ingest`] (downloads -> Parquet store), [`synth`] (synthetic traces
 //!   in the official raw formats)
 //! - L4 [`cli`] (argv, printing, exit codes); `main.rs` only calls it.
 
+pub mod civil;
 pub mod cli;
 pub mod error;
 pub mod ingest;

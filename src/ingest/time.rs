@@ -6,60 +6,10 @@
 
 use chrono::{NaiveDateTime, TimeZone};
 
+pub use crate::civil::parse_date;
+use crate::civil::parse_naive_secs;
+
 const US: i64 = 1_000_000;
-
-/// Days from 1970-01-01 to the given civil date (proleptic Gregorian),
-/// after Howard Hinnant's `days_from_civil`.
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let m = m as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-fn digits(b: &[u8]) -> Option<u32> {
-    b.iter().try_fold(0u32, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + (c - b'0') as u32))
-}
-
-/// Parses `YYYY-MM-DD` into days since the epoch.
-pub fn parse_date(s: &str) -> Option<i32> {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let (y, m, d) = (digits(&b[0..4])?, digits(&b[5..7])?, digits(&b[8..10])?);
-    if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y as i64, m) {
-        return None;
-    }
-    i32::try_from(days_from_civil(y as i64, m, d)).ok()
-}
-
-fn days_in_month(y: i64, m: u32) -> u32 {
-    match m {
-        4 | 6 | 9 | 11 => 30,
-        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
-        2 => 28,
-        _ => 31,
-    }
-}
-
-/// Parses a naive `YYYY-MM-DD HH:MM:SS` into seconds since the epoch, as if
-/// it were UTC.
-pub fn parse_naive_secs(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() != 19 || b[10] != b' ' || b[13] != b':' || b[16] != b':' {
-        return None;
-    }
-    let days = parse_date(&s[..10])? as i64;
-    let (h, mi, se) = (digits(&b[11..13])?, digits(&b[14..16])?, digits(&b[17..19])?);
-    if h > 23 || mi > 59 || se > 59 {
-        return None;
-    }
-    Some(days * 86_400 + (h * 3600 + mi * 60 + se) as i64)
-}
 
 /// PAI: offset seconds (`4550879.0`) to UTC microseconds at the same offset
 /// from the epoch, so that Asia/Shanghai local time has the true time of day
@@ -116,25 +66,9 @@ pub fn helios_time(s: &str) -> Result<i64, &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::NaiveDate;
 
     fn chrono_secs(s: &str) -> i64 {
         NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap().and_utc().timestamp()
-    }
-
-    #[test]
-    fn hand_parser_agrees_with_chrono_across_years_and_leap_days() {
-        for s in ["1970-01-01 00:00:00", "2017-11-05 01:30:00", "2020-02-29 23:59:59", "2000-03-01 12:00:00"] {
-            assert_eq!(parse_naive_secs(s), Some(chrono_secs(s)), "{s}");
-        }
-        assert_eq!(parse_naive_secs("2019-02-29 00:00:00"), None);
-        assert_eq!(parse_naive_secs("2017-13-01 00:00:00"), None);
-        assert_eq!(parse_naive_secs("2017-10-03T00:08:00"), None);
-        let d = NaiveDate::from_ymd_opt(2020, 9, 28).unwrap();
-        assert_eq!(
-            parse_date("2020-09-28"),
-            Some((d - NaiveDate::from_ymd_opt(1970, 1, 1).unwrap()).num_days() as i32)
-        );
     }
 
     #[test]

@@ -13,6 +13,8 @@
 use chrono::{Offset, TimeZone};
 use chrono_tz::America::Los_Angeles;
 
+use crate::civil::{hour_weekday, push_naive};
+
 /// 2017-11-05 09:00 UTC = 01:00 PST, the instant of the fall-back.
 pub const DST_END: i64 = 1_509_872_400;
 /// 2017-08-07 00:00 PDT: first day of the job log (README).
@@ -55,53 +57,9 @@ pub fn push_util_stamp(out: &mut String, utc: i64) {
     out.push_str(if offset == -7 * 3600 { " PDT" } else { " PST" });
 }
 
-/// Appends `secs` (seconds since 1970 on a naive clock) as `YYYY-MM-DD HH:MM:SS`.
-pub fn push_naive(out: &mut String, secs: i64) {
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
-    let (h, mi, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    let mut buf = [0u8; 19];
-    let digits = |buf: &mut [u8], v: i64| {
-        let n = buf.len();
-        let mut v = v;
-        for i in (0..n).rev() {
-            buf[i] = b'0' + (v % 10) as u8;
-            v /= 10;
-        }
-    };
-    digits(&mut buf[0..4], y);
-    digits(&mut buf[5..7], m);
-    digits(&mut buf[8..10], d);
-    digits(&mut buf[11..13], h);
-    digits(&mut buf[14..16], mi);
-    digits(&mut buf[17..19], s);
-    buf[4] = b'-';
-    buf[7] = b'-';
-    buf[10] = b' ';
-    buf[13] = b':';
-    buf[16] = b':';
-    out.push_str(std::str::from_utf8(&buf).expect("ASCII digits"));
-}
-
-/// Civil date of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
 /// Local hour of day (0-23) and weekday (0 = Monday) of `utc`.
 pub fn local_hour_weekday(utc: i64) -> (u32, u32) {
-    let local = utc + la_offset(utc);
-    let days = local.div_euclid(86_400);
-    // 1970-01-01 was a Thursday (weekday 3 with Monday = 0).
-    (((local.rem_euclid(86_400)) / 3600) as u32, ((days + 3).rem_euclid(7)) as u32)
+    hour_weekday(utc + la_offset(utc))
 }
 
 #[cfg(test)]
@@ -147,8 +105,6 @@ mod tests {
 
     #[test]
     fn civil_dates_and_weekdays() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(17_476), (2017, 11, 6));
         // 2017-10-07 was a Saturday.
         let sat = 1_507_359_600 + 12 * 3600; // 2017-10-07 12:00 PDT
         assert_eq!(local_hour_weekday(sat), (12, 5));
