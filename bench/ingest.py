@@ -5,7 +5,7 @@ Usage:
   python3 bench/ingest.py [--raw DIR] [--scale S] [--tracelab PATH] [--work DIR]
 
 Without --raw, a synthetic PAI trace is generated first (`tracelab synth pai --scale S`,
-default 1.0 = full size, about 5 GB of CSV) under --work (default target/bench).
+default 1.0 = full size, about 3.8 GB of CSV) under --work (default target/bench).
 Both tools convert the seven PAI tables CSV -> Parquet (zstd):
   tracelab: `tracelab ingest DIR --out STORE --force --quiet` (also validates every record,
             writes rejects, the manifest and the unified jobs table)

@@ -14,7 +14,7 @@ use crate::synth::{self, Effects, Plan};
 /// Byte-for-byte the owners' layouts, calibrated to the published numbers,
 /// at any scale, from a seed.
 ///
-/// --scale 1 is the size of the real trace (PAI about 5 GB of CSV, Philly
+/// --scale 1 is the size of the real trace (PAI about 3.8 GB of CSV, Philly
 /// about 6.6 GB, Helios 3.36 M jobs); 0.01 is a hundredth. The same seed
 /// gives byte-identical files. Each trace folder also gets the real
 /// inventory tables (PAI machines, Philly machine list, Helios VC GPUs).

@@ -128,6 +128,14 @@ impl Rng {
         weights.len() - 1
     }
 
+    /// Shuffles `v` in place (Fisher-Yates, drawing from the back).
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            v.swap(i, j);
+        }
+    }
+
     /// `n` lowercase hex digits, like the traces' hashed identifiers.
     pub fn hex(&mut self, n: usize) -> String {
         const HEX: &[u8; 16] = b"0123456789abcdef";

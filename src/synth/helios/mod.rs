@@ -133,13 +133,6 @@ fn archive(dir: &Path) -> Result<FileReport> {
     Ok(FileReport { file: ARCHIVE.to_string(), bytes, rows: 0 })
 }
 
-pub fn shuffle<T>(v: &mut [T], rng: &mut Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        v.swap(i, j);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,6 @@
 
 use super::dist::{apportion, gpu_shares, stratified_tail, Pairing, Queue, TruncLogNormal};
 use super::summary::{Summary, CPU, GPU};
-use crate::synth::helios::shuffle;
 use crate::synth::rng::Rng;
 
 /// The longest run time (7 days) and queue time (3 days) drawn.
@@ -58,7 +57,7 @@ pub fn specs(sum: &Summary, n: usize, max_gpus: u32, rng: &mut Rng) -> Vec<Spec>
     let n_gpu = (n as f64 * sum.gpu_jobs / sum.jobs).round() as usize;
     let mut all = kind_specs(sum, CPU, n - n_gpu, max_gpus, rng);
     all.extend(kind_specs(sum, GPU, n_gpu, max_gpus, rng));
-    shuffle(&mut all, rng);
+    rng.shuffle(&mut all);
     all
 }
 
@@ -68,7 +67,7 @@ fn kind_specs(sum: &Summary, kind: usize, n: usize, max_gpus: u32, rng: &mut Rng
     }
     let runs = stratified_tail(n, rng, &TruncLogNormal::fit(sum.med_run[kind], sum.avg_run[kind], RUN_CAP));
     let mut queues = stratified_tail(n, rng, &Queue::fit(sum.avg_queue[kind], NO_WAIT[kind], QUEUE_CAP));
-    shuffle(&mut queues, rng);
+    rng.shuffle(&mut queues);
     let (gpus, runs, states) = if kind == GPU {
         let gpus = gpu_counts(sum, n, max_gpus, rng);
         let runs = paired(sum, &gpus, &runs, rng);
@@ -76,10 +75,10 @@ fn kind_specs(sum: &Summary, kind: usize, n: usize, max_gpus: u32, rng: &mut Rng
         (gpus, runs, states)
     } else {
         let mut runs = runs;
-        shuffle(&mut runs, rng);
+        rng.shuffle(&mut runs);
         let counts = apportion(n, &sum.rates_cpu);
         let mut states: Vec<usize> = (0..3).flat_map(|s| std::iter::repeat_n(s, counts[s])).collect();
-        shuffle(&mut states, rng);
+        rng.shuffle(&mut states);
         (vec![0; n], runs, states)
     };
     (0..n)
@@ -105,7 +104,7 @@ fn gpu_counts(sum: &Summary, n: usize, max_gpus: u32, rng: &mut Rng) -> Vec<u32>
     let shares = gpu_shares(sum.avg_gpu_num, one_gpu_share(&sum.id), max_gpus);
     let per = apportion(n, &shares.iter().map(|s| s.1).collect::<Vec<_>>());
     let mut all: Vec<u32> = shares.iter().zip(per).flat_map(|(s, k)| std::iter::repeat_n(s.0, k)).collect();
-    shuffle(&mut all, rng);
+    rng.shuffle(&mut all);
     all
 }
 
@@ -171,7 +170,7 @@ fn gpu_states(sum: &Summary, gpus: &[u32], runs: &[f64], rng: &mut Rng) -> Vec<u
         quota[k] -= 1;
     }
     let mut pool: Vec<usize> = (0..3).flat_map(|k| std::iter::repeat_n(k, quota[k].max(0) as usize)).collect();
-    shuffle(&mut pool, rng);
+    rng.shuffle(&mut pool);
     for (&i, k) in order[big..].iter().zip(pool) {
         state[i] = k;
     }
@@ -195,8 +194,8 @@ pub fn spread(specs: &mut Vec<Spec>, rng: &mut Rng) {
         k += 1;
     }
     let mut big: Vec<Spec> = specs.drain(..k).collect();
-    shuffle(&mut big, rng);
-    shuffle(specs, rng);
+    rng.shuffle(&mut big);
+    rng.shuffle(specs);
     let mut rest = std::mem::take(specs).into_iter();
     let slots: Vec<usize> = (0..k).map(|i| ((i as f64 + rng.f64()) * n as f64 / k as f64) as usize).collect();
     let mut next_big = big.into_iter().zip(slots).peekable();

@@ -187,7 +187,7 @@ pub fn select(table: &GpuTable, scale: f64, rng: &mut Rng) -> Active {
     let mean = table.mean_caps(first);
     let total: f64 = mean.iter().sum();
     let mut order: Vec<usize> = (0..mean.len()).filter(|&v| mean[v] > 0.0).collect();
-    crate::synth::helios::shuffle(&mut order, rng);
+    rng.shuffle(&mut order);
     // Whole VCs up to about the target share, skipping VCs that would
     // overshoot it by more than a third (at least one VC: the smallest).
     let target = f * total;

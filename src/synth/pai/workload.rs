@@ -100,7 +100,7 @@ pub fn build(cluster: &Cluster, scale: f64, seed: u64) -> Workload {
     let t = super::clock::t_end(scale) - super::clock::T_FIRST;
     super::load::normalize(&mut groups, &cluster.machines, &cluster.type_share, t as f64);
     // Interleave the types so tags and owners are not assigned in type order.
-    shuffle(&mut groups, &mut rng);
+    rng.shuffle(&mut groups);
     let users = assign_users(&mut groups, scale, &mut rng);
     tag_specs(&mut groups, &mut rng);
     tag_workloads(&mut groups, &mut rng);
@@ -222,13 +222,6 @@ fn usage(name: &'static str, inst_num: u32, cpu: u32, mem: u32, gpu: Option<u32>
         mem_ratio: rng.lognormal(p::MEM_RATIO.0, p::MEM_RATIO.1) as f32,
         read_bps: rng.lognormal(p::READ_BPS.0, p::READ_BPS.1) as f32,
         stretch: 1.0,
-    }
-}
-
-fn shuffle<T>(v: &mut [T], rng: &mut Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        v.swap(i, j);
     }
 }
 

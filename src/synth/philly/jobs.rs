@@ -16,7 +16,7 @@
 //! below its target; the rest get the remaining count quota in random order.
 
 use super::clock::{local_hour_weekday, skip_repeated_hour};
-use super::plan::{shuffle, Machine, Plan};
+use super::plan::{Machine, Plan};
 use crate::synth::inventory::PHILLY_RUNTIMES;
 use crate::synth::rng::{Cumulative, Rng};
 
@@ -299,7 +299,7 @@ fn stratified_runtimes(n: usize, rng: &mut Rng) -> Vec<i64> {
     let mut real: Vec<f64> = PHILLY_RUNTIMES.lines().skip(1).filter_map(|l| l.trim().parse().ok()).collect();
     real.sort_by(f64::total_cmp);
     let mut slices: Vec<usize> = (0..n).collect();
-    shuffle(&mut slices, rng);
+    rng.shuffle(&mut slices);
     slices
         .into_iter()
         .map(|k| {
@@ -344,7 +344,7 @@ fn assign_statuses(jobs: &mut [Job], runtime: &[Option<i64>], rng: &mut Rng) {
         quota[k] -= 1;
     }
     let mut pool: Vec<usize> = (0..3).flat_map(|k| std::iter::repeat_n(k, quota[k].max(0) as usize)).collect();
-    shuffle(&mut pool, rng);
+    rng.shuffle(&mut pool);
     for (&i, k) in order[big..].iter().zip(pool) {
         status[i] = k;
     }
@@ -384,7 +384,7 @@ fn mark_running(jobs: &mut [Job], runtime: &[Option<i64>], rng: &mut Rng) {
     let late: Vec<usize> = (n - n.div_ceil(20)..n).filter(|&i| runtime[i].is_some() && x(i) <= median).collect();
     let want = ((n as f64 * 0.002).round() as usize).max(1).min(late.len());
     let mut pick = late;
-    shuffle(&mut pick, rng);
+    rng.shuffle(&mut pick);
     for &i in &pick[..want] {
         jobs[i].running = true;
     }

@@ -102,7 +102,7 @@ pub fn fleet(plan: &Plan, seed: u64) -> Vec<Machine> {
     let mut chosen: Vec<(usize, i64)> = Vec::new();
     for kind in [8u8, 2] {
         let mut idx: Vec<usize> = (0..list.len()).filter(|&i| list[i].1 == kind).collect();
-        shuffle(&mut idx, &mut rng);
+        rng.shuffle(&mut idx);
         let n = ((idx.len() as f64 * plan.f).round() as usize).clamp(2.min(idx.len()), idx.len());
         for (pos, &i) in idx[..n].iter().enumerate() {
             chosen.push((i, stage_online(plan, pos, n)));
@@ -122,13 +122,6 @@ fn stage_online(plan: &Plan, pos: usize, n: usize) -> i64 {
         plan.stages[0]
     } else {
         plan.stages[1]
-    }
-}
-
-pub fn shuffle<T>(v: &mut [T], rng: &mut Rng) {
-    for i in (1..v.len()).rev() {
-        let j = rng.below(i as u64 + 1) as usize;
-        v.swap(i, j);
     }
 }
 

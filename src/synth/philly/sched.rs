@@ -168,7 +168,7 @@ impl Cluster<'_> {
                 frees.iter().filter(|&&(mi, f)| f == 8 && self.fleet[mi].gpus == 8).map(|x| x.0).collect();
             let need = g.div_ceil(8);
             (whole.len() >= need).then(|| {
-                super::plan::shuffle(&mut whole, rng);
+                rng.shuffle(&mut whole);
                 let mut pick = whole[..need].to_vec();
                 pick.sort_unstable();
                 pick
