@@ -230,7 +230,7 @@ fn a_failed_ingest_leaves_the_previous_tables_untouched_and_no_partial_table_vis
     let visible: Vec<String> = snapshot_tree(&fresh)
         .into_iter()
         .map(|(n, _)| n)
-        .filter(|n| !n.split('/').last().unwrap().starts_with('.'))
+        .filter(|n| !n.split('/').next_back().unwrap().starts_with('.'))
         .collect();
     assert!(visible.iter().all(|n| !n.starts_with("pai/")), "{visible:?}");
 }

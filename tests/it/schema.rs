@@ -36,7 +36,7 @@ fn schema_json_lists_every_parquet_file_ingest_writes() {
     let mut written: Vec<String> = snapshot_tree(&store)
         .into_iter()
         .map(|(n, _)| n)
-        .filter(|n| n.ends_with(".parquet") && !n.split('/').last().unwrap().starts_with('.'))
+        .filter(|n| n.ends_with(".parquet") && !n.split('/').next_back().unwrap().starts_with('.'))
         .collect();
     documented.sort();
     written.sort();
