@@ -85,7 +85,7 @@ fn plan(args: &Args) -> anyhow::Result<Plan> {
 }
 
 /// `./data-samples`, else the copy in the source tree tracelab was built from.
-fn bundled_samples() -> Option<PathBuf> {
+pub(super) fn bundled_samples() -> Option<PathBuf> {
     [PathBuf::from("data-samples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples")]
         .into_iter()
         .find(|p| p.is_dir())

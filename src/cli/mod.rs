@@ -6,6 +6,7 @@
 
 mod ingest;
 mod schema;
+mod store;
 mod synth;
 
 use std::io::{self, Write};

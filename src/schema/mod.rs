@@ -165,6 +165,34 @@ impl Table {
         self.columns.iter().map(|c| c.name).collect()
     }
 
+    /// The name SQL queries use for this table: the trace prefix plus a
+    /// plural noun (`pai_instances`, `philly_attempts`, `helios_jobs`), and
+    /// plain `jobs` for the unified table. Stable: named queries depend on it.
+    pub fn sql_name(&self) -> &'static str {
+        match (self.trace, self.name) {
+            (None, _) => "jobs",
+            (Some(Trace::Pai), "job") => "pai_jobs",
+            (Some(Trace::Pai), "task") => "pai_tasks",
+            (Some(Trace::Pai), "instance") => "pai_instances",
+            (Some(Trace::Pai), "sensor") => "pai_sensors",
+            (Some(Trace::Pai), "group_tag") => "pai_group_tags",
+            (Some(Trace::Pai), "machine_spec") => "pai_machines",
+            (Some(Trace::Pai), "machine_metric") => "pai_machine_metrics",
+            (Some(Trace::Pai), _) => "pai_rejects",
+            (Some(Trace::Philly), "jobs") => "philly_jobs",
+            (Some(Trace::Philly), "attempts") => "philly_attempts",
+            (Some(Trace::Philly), "placements") => "philly_placements",
+            (Some(Trace::Philly), "gpu_util") => "philly_gpu_util",
+            (Some(Trace::Philly), "cpu_util") => "philly_cpu_util",
+            (Some(Trace::Philly), "mem_util") => "philly_mem_util",
+            (Some(Trace::Philly), "machines") => "philly_machines",
+            (Some(Trace::Philly), _) => "philly_rejects",
+            (Some(Trace::Helios), "jobs") => "helios_jobs",
+            (Some(Trace::Helios), "vc_gpus") => "helios_vc_gpus",
+            (Some(Trace::Helios), _) => "helios_rejects",
+        }
+    }
+
     /// `trace/table`, or `table` for the store root.
     pub fn qualified_name(&self) -> String {
         match self.trace {
@@ -206,6 +234,19 @@ pub fn all_tables() -> Vec<&'static Table> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sql_names_are_unique_and_name_their_trace() {
+        let tables = all_tables();
+        let mut names: Vec<&str> = tables.iter().map(|t| t.sql_name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), tables.len(), "two tables share an SQL name");
+        for t in tables {
+            let prefix = t.trace.map_or(String::new(), |tr| format!("{}_", tr.name()));
+            assert!(t.sql_name().starts_with(&prefix), "{} lacks the prefix {prefix}", t.sql_name());
+        }
+    }
 
     #[test]
     fn every_table_has_unique_column_names_and_known_key_columns() {
