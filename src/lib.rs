@@ -4,16 +4,18 @@
 //! Layers (a module imports only from layers below it):
 //! - L0 [`schema`] (canonical tables and raw layouts), [`error`]
 //! - L1 [`civil`] (naive calendar arithmetic), [`store`] (reading an ingested
-//!   store)
-//! - L2 [`ingest`] (downloads -> Parquet store), [`synth`] (synthetic traces
+//!   store), [`stats`] (distributions, correlations, tails; pure)
+//! - L2 [`analysis`] (named analyses -> typed results), [`ingest`] (downloads -> Parquet store), [`synth`] (synthetic traces
 //!   in the official raw formats)
 //! - L4 [`cli`] (argv, printing, exit codes); `main.rs` only calls it.
 
+pub mod analysis;
 pub mod civil;
 pub mod cli;
 pub mod error;
 pub mod ingest;
 pub mod schema;
+pub mod stats;
 pub mod store;
 pub mod synth;
 

@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a data or input error, 2 a usage error. A closed
 //! stdout (`tracelab schema | head`) ends quietly with 0.
 
+mod analyze;
 mod ingest;
 mod schema;
 mod store;
@@ -24,6 +25,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    Analyze(analyze::Args),
     Ingest(ingest::Args),
     Schema(schema::Args),
     Synth(synth::Args),
@@ -40,6 +42,7 @@ pub fn main() -> i32 {
         }
     };
     let result = match cli.command {
+        Command::Analyze(args) => analyze::run(args),
         Command::Ingest(args) => ingest::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Synth(args) => synth::run(args),

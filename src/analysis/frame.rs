@@ -1,0 +1,93 @@
+//! Small bridges between Polars frames and the typed results: collecting
+//! with context, reading columns as plain vectors, and reducing a column to
+//! a [`Dist`] inside the engine (value counts), so millions of samples never
+//! travel as a Rust vector.
+
+use polars::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::stats::Dist;
+
+/// Collects a lazy frame; errors name the analysis step.
+pub fn collect(lf: LazyFrame, what: &str) -> Result<DataFrame> {
+    lf.collect().map_err(|e| Error::polars(what.to_string(), e))
+}
+
+/// A column as f64 values (nulls as None).
+pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
+    let s = df
+        .column(name)
+        .and_then(|c| c.cast(&DataType::Float64))
+        .map_err(|e| Error::polars(format!("column {name}"), e))?;
+    let ca = s.f64().map_err(|e| Error::polars(format!("column {name}"), e))?;
+    Ok(ca.iter().collect())
+}
+
+/// A column as f64 values, nulls and NaN dropped.
+pub fn finite_f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>> {
+    Ok(f64s(df, name)?.into_iter().flatten().filter(|v| v.is_finite()).collect())
+}
+
+/// A column as strings (nulls as None).
+pub fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
+    let s = df
+        .column(name)
+        .and_then(|c| c.cast(&DataType::String))
+        .map_err(|e| Error::polars(format!("column {name}"), e))?;
+    let ca = s.str().map_err(|e| Error::polars(format!("column {name}"), e))?;
+    Ok(ca.iter().map(|o| o.map(str::to_string)).collect())
+}
+
+/// A column as i64 values (nulls as None).
+pub fn i64s(df: &DataFrame, name: &str) -> Result<Vec<Option<i64>>> {
+    let s = df
+        .column(name)
+        .and_then(|c| c.cast(&DataType::Int64))
+        .map_err(|e| Error::polars(format!("column {name}"), e))?;
+    let ca = s.i64().map_err(|e| Error::polars(format!("column {name}"), e))?;
+    Ok(ca.iter().collect())
+}
+
+/// The distribution of expression `value` over `lf`, nulls, NaN and
+/// infinities excluded (every caller states that in its definition),
+/// counted in the engine.
+pub fn dist(lf: LazyFrame, value: Expr, what: &str) -> Result<Dist> {
+    let counted = lf
+        .select([value.cast(DataType::Float64).alias("v")])
+        .filter(col("v").is_not_null().and(col("v").is_finite()))
+        .group_by([col("v")])
+        .agg([len().alias("n")]);
+    let df = collect(counted, what)?;
+    let values = f64s(&df, "v")?;
+    let counts = i64s(&df, "n")?;
+    Ok(Dist::from_counts(values.into_iter().zip(counts).map(|(v, n)| (v.unwrap_or(0.0), n.unwrap_or(0) as u64))))
+}
+
+/// Distributions of `value` per distinct `by` label (string), in the order
+/// given by `labels` (labels with no rows give an empty distribution).
+pub fn dists_by(lf: LazyFrame, by: Expr, value: Expr, labels: &[&str], what: &str) -> Result<Vec<(String, Dist)>> {
+    let counted = lf
+        .select([by.cast(DataType::String).alias("k"), value.cast(DataType::Float64).alias("v")])
+        .filter(col("v").is_not_null().and(col("v").is_finite()).and(col("k").is_not_null()))
+        .group_by([col("k"), col("v")])
+        .agg([len().alias("n")]);
+    let df = collect(counted, what)?;
+    let (keys, values, counts) = (strs(&df, "k")?, f64s(&df, "v")?, i64s(&df, "n")?);
+    let mut out: Vec<(String, Vec<(f64, u64)>)> = labels.iter().map(|l| (l.to_string(), Vec::new())).collect();
+    for ((k, v), n) in keys.into_iter().zip(values).zip(counts) {
+        if let Some(slot) = out.iter_mut().find(|(l, _)| Some(l.as_str()) == k.as_deref()) {
+            slot.1.push((v.unwrap_or(0.0), n.unwrap_or(0) as u64));
+        }
+    }
+    Ok(out.into_iter().map(|(l, pairs)| (l, Dist::from_counts(pairs))).collect())
+}
+
+/// Seconds between two timestamp expressions, as f64.
+pub fn seconds_between(later: Expr, earlier: Expr) -> Expr {
+    (later - earlier).dt().total_microseconds(false).cast(DataType::Float64) / lit(1e6)
+}
+
+/// A scalar f64 from a one-row frame.
+pub fn scalar(df: &DataFrame, name: &str) -> Result<f64> {
+    Ok(f64s(df, name)?.first().copied().flatten().unwrap_or(f64::NAN))
+}
