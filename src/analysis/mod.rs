@@ -72,8 +72,9 @@ pub struct Ctx {
 
 /// Every analysis, in `--list` order.
 pub fn registry() -> Vec<&'static Analysis> {
-    let groups = [pai::ANALYSES, philly::ANALYSES, helios::ANALYSES, cross::ANALYSES];
-    groups.iter().flat_map(|g| g.iter()).collect()
+    let mut groups: Vec<&'static [Analysis]> = pai::GROUPS.to_vec();
+    groups.extend([philly::ANALYSES, helios::ANALYSES, cross::ANALYSES]);
+    groups.into_iter().flat_map(|g| g.iter()).collect()
 }
 
 pub fn find(id: &str) -> Result<&'static Analysis> {

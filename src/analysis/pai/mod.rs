@@ -1,6 +1,10 @@
 //! Alibaba PAI (NSDI'22 "MLaaS in the Wild"): the owners' notebook cells and the paper-only analyses.
 
+pub mod frames;
+pub mod wait;
+
 use super::Analysis;
 
-/// This group's analyses, in `--list` order.
-pub static ANALYSES: &[Analysis] = &[];
+/// The PAI analyses by theme (one static array per module), in `--list`
+/// order.
+pub static GROUPS: &[&[Analysis]] = &[&wait::ANALYSES];
