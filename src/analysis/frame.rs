@@ -91,3 +91,10 @@ pub fn seconds_between(later: Expr, earlier: Expr) -> Expr {
 pub fn scalar(df: &DataFrame, name: &str) -> Result<f64> {
     Ok(f64s(df, name)?.first().copied().flatten().unwrap_or(f64::NAN))
 }
+
+/// A UTC timestamp expression converted to the trace's local wall clock
+/// ([`Trace::local_tz`]), for hour-of-day, weekday and date binning.
+pub fn local(ts: Expr, trace: crate::schema::Trace) -> Expr {
+    let tz: chrono_tz::Tz = trace.local_tz().parse().expect("the zones of Trace::local_tz are valid IANA names");
+    ts.dt().convert_time_zone(TimeZone::from_chrono(&tz))
+}

@@ -1,10 +1,13 @@
 //! Alibaba PAI (NSDI'22 "MLaaS in the Wild"): the owners' notebook cells and the paper-only analyses.
 
 pub mod frames;
+pub mod runtime;
+pub mod submissions;
+pub mod usage;
 pub mod wait;
 
 use super::Analysis;
 
 /// The PAI analyses by theme (one static array per module), in `--list`
 /// order.
-pub static GROUPS: &[&[Analysis]] = &[&wait::ANALYSES];
+pub static GROUPS: &[&[Analysis]] = &[&runtime::ANALYSES, &submissions::ANALYSES, &wait::ANALYSES, &usage::ANALYSES];
