@@ -88,6 +88,7 @@ fn help_texts_match_their_snapshots() {
         ("help-ingest.txt", vec!["ingest", "--help"]),
         ("help-schema.txt", vec!["schema", "--help"]),
         ("help-synth.txt", vec!["synth", "--help"]),
+        ("help-analyze.txt", vec!["analyze", "--help"]),
     ] {
         let out = tracelab_ok(&args);
         let path = dir.join(name);

@@ -82,16 +82,20 @@ fn gang_size(ctx: &Ctx, _: &Args) -> Result<Output> {
     let definition = "dfa; for N in 2,4,..,298,300,320,..,600: 100 * sum(inst_num of tasks with inst_num >= N) / \
                       sum(inst_num) (the notebook's num_inst_ratio)";
     let mut out = Output::new("pai.gang-size", "Instances in gang tasks", definition);
-    out.curves("share", "instances in the task (at least)", "share of instances (%)", vec![("instances".into(), curve)]);
+    out.curves(
+        "share",
+        "instances in the task (at least)",
+        "share of instances (%)",
+        vec![("instances".into(), curve)],
+    );
     Ok(out)
 }
 
 fn runtime_vs_philly(ctx: &Ctx, _: &Args) -> Result<Output> {
     let pai = dist(frames::tasks(&ctx.store)?, col("runtime_i_s"), "PAI runtime")?;
     let (philly, source) = philly_runtimes(ctx)?;
-    let definition = format!(
-        "PAI: dfa runtime_i, the mean runtime of the task's instances (s), nulls dropped; Philly: {source}"
-    );
+    let definition =
+        format!("PAI: dfa runtime_i, the mean runtime of the task's instances (s), nulls dropped; Philly: {source}");
     let mut out = Output::new("pai.runtime-vs-philly", "Task runtime, PAI vs Philly", definition);
     out.dists("runtime", "runtime (s)", vec![("PAI".into(), pai), ("Philly".into(), philly)]);
     Ok(out)
@@ -120,7 +124,10 @@ fn read_runtime_csv(path: &Path) -> Result<Dist> {
     let mut values = Vec::new();
     for (i, line) in lines {
         let v: f64 = line.trim().parse().ok().filter(|v: &f64| v.is_finite()).ok_or_else(|| {
-            Error::input(path.display().to_string(), format!("line {}, column runtime: expected seconds, got `{line}`", i + 1))
+            Error::input(
+                path.display().to_string(),
+                format!("line {}, column runtime: expected seconds, got `{line}`", i + 1),
+            )
         })?;
         values.push(v);
     }

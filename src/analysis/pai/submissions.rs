@@ -17,7 +17,8 @@ use crate::error::{Error, Result};
 use crate::schema::Trace;
 use crate::stats::Dist;
 
-const OFFSET: Param = Param { name: "offset", default: "600", doc: "hourofyear shown as hour 0 (600 = a Sunday)", choices: &[] };
+const OFFSET: Param =
+    Param { name: "offset", default: "600", doc: "hourofyear shown as hour 0 (600 = a Sunday)", choices: &[] };
 const RESOURCE: Param = Param {
     name: "resource",
     default: "cpu",
@@ -87,13 +88,23 @@ fn points(df: &DataFrame, y: &str, scale: f64) -> Result<Vec<(f64, f64)>> {
 
 fn hourly_submissions(ctx: &Ctx, args: &Args) -> Result<Output> {
     let offset = args.u64("offset")? as i64;
-    let df = week_series(frames::tasks(&ctx.store)?, col("start_time"), vec![len().cast(DataType::Float64).alias("tasks")], offset)?;
+    let df = week_series(
+        frames::tasks(&ctx.store)?,
+        col("start_time"),
+        vec![len().cast(DataType::Float64).alias("tasks")],
+        offset,
+    )?;
     let definition = format!(
         "dfa (tasks with instances), task start_time in Asia/Shanghai; tasks per hourofyear = dayofyear*24 + hour; \
          hour = hourofyear - {offset}; hours 0..168; hours without tasks are absent (as upstream)"
     );
     let mut out = Output::new("pai.hourly-submissions", "Task submissions per hour over one week", definition);
-    out.curves("tasks", "hour of the week (0 = Sunday 00:00)", "tasks submitted", vec![("tasks".into(), points(&df, "tasks", 1.0)?)]);
+    out.curves(
+        "tasks",
+        "hour of the week (0 = Sunday 00:00)",
+        "tasks submitted",
+        vec![("tasks".into(), points(&df, "tasks", 1.0)?)],
+    );
     Ok(out)
 }
 
@@ -120,11 +131,14 @@ fn hourly_requests(ctx: &Ctx, args: &Args) -> Result<Output> {
 /// then box statistics per hour.
 fn by_hour_boxes(lf: LazyFrame, ts: Expr, value: Expr) -> Result<ResultTable> {
     let l = local(ts.clone(), Trace::Pai);
-    let hours_of_date =
-        col("hour").n_unique().over([col("date")]).map_err(|e| Error::polars("hours per date", e))?;
+    let hours_of_date = col("hour").n_unique().over([col("date")]).map_err(|e| Error::polars("hours per date", e))?;
     let per = lf
         .filter(ts.is_not_null())
-        .select([l.clone().dt().date().alias("date"), l.dt().hour().cast(DataType::Int64).alias("hour"), value.alias("v")])
+        .select([
+            l.clone().dt().date().alias("date"),
+            l.dt().hour().cast(DataType::Int64).alias("hour"),
+            value.alias("v"),
+        ])
         .group_by([col("date"), col("hour")])
         .agg([col("v").sum()])
         .filter(hours_of_date.eq(lit(24u32)))
@@ -147,7 +161,8 @@ fn by_hour_boxes(lf: LazyFrame, ts: Expr, value: Expr) -> Result<ResultTable> {
 fn box_table(by_hour: Vec<Vec<f64>>) -> ResultTable {
     let all: Vec<f64> = by_hour.iter().flatten().copied().collect();
     let overall = all.iter().sum::<f64>() / all.len() as f64;
-    let mut t = ResultTable::new(&["hour", "days", "whisker_low", "q1", "median", "q3", "whisker_high", "mean", "above_mean"]);
+    let mut t =
+        ResultTable::new(&["hour", "days", "whisker_low", "q1", "median", "q3", "whisker_high", "mean", "above_mean"]);
     for (h, values) in by_hour.into_iter().enumerate() {
         let d = Dist::from_samples(values.clone());
         let (q1, q3) = (d.quantile(0.25), d.quantile(0.75));

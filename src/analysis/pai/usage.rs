@@ -65,7 +65,16 @@ fn panels(mem_main: bool) -> [Panel; 3] {
     let mem_use = if mem_main { col("avg_mem_gib") } else { col("avg_gpu_wrk_mem_gib") };
     [
         ("cpu", "CPU (% of one vCPU, task total)", col("plan_cpu_pct"), col("cpu_usage_pct"), 100.0, "vCPU", 6.0, 1.4),
-        ("gpu", "GPU (% of one GPU, task total)", col("plan_gpu_pct"), col("gpu_wrk_util_pct"), 100.0, "GPU", 0.5, 0.042),
+        (
+            "gpu",
+            "GPU (% of one GPU, task total)",
+            col("plan_gpu_pct"),
+            col("gpu_wrk_util_pct"),
+            100.0,
+            "GPU",
+            0.5,
+            0.042,
+        ),
         ("mem", "memory (GiB, task total)", col("plan_mem_gib"), mem_use, 1.0, "GiB", 29.0, 3.5),
     ]
 }
@@ -89,12 +98,22 @@ fn request_vs_usage(ctx: &Ctx, args: &Args) -> Result<Output> {
         let req = dist(dfas.clone(), request, "request")?;
         let used = dist(dfas.clone(), usage, "usage")?;
         headlines.push(
-            Headline::new(&format!("{part}_request_p50"), &format!("median {part} request"), req.quantile(0.5) / div, unit)
-                .published(pub_req, "NSDI'22 Sec 4.1 (per instance)"),
+            Headline::new(
+                &format!("{part}_request_p50"),
+                &format!("median {part} request"),
+                req.quantile(0.5) / div,
+                unit,
+            )
+            .published(pub_req, "NSDI'22 Sec 4.1 (per instance)"),
         );
         headlines.push(
-            Headline::new(&format!("{part}_usage_p50"), &format!("median {part} usage"), used.quantile(0.5) / div, unit)
-                .published(pub_use, "NSDI'22 Sec 4.1 (per instance)"),
+            Headline::new(
+                &format!("{part}_usage_p50"),
+                &format!("median {part} usage"),
+                used.quantile(0.5) / div,
+                unit,
+            )
+            .published(pub_use, "NSDI'22 Sec 4.1 (per instance)"),
         );
         out.dists(part, x_label, vec![("request".into(), req), ("usage".into(), used)]);
     }
@@ -118,20 +137,27 @@ fn usage_minus_request(ctx: &Ctx, _: &Args) -> Result<Output> {
     for (name, _, pub_over, pub_under) in gaps {
         let valid = col(name).is_not_null().and(col(name).is_not_nan());
         let shares = collect(
-            frame.clone().filter(valid).select([
-                col(name).gt(lit(0.0)).mean().alias("over"),
-                col(name).lt(lit(0.0)).mean().alias("under"),
-            ]),
+            frame
+                .clone()
+                .filter(valid)
+                .select([col(name).gt(lit(0.0)).mean().alias("over"), col(name).lt(lit(0.0)).mean().alias("under")]),
             "plan vs usage shares",
         )?;
         let over = f64s(&shares, "over")?[0].unwrap_or(f64::NAN) * 100.0;
         let under = f64s(&shares, "under")?[0].unwrap_or(f64::NAN) * 100.0;
         let src = "notebook A16 printed output";
-        headlines.push(Headline::new(&format!("{name}_plan_over_usage"), &format!("{name}: plan > usage"), over, "%").published(pub_over, src));
-        headlines.push(Headline::new(&format!("{name}_plan_under_usage"), &format!("{name}: plan < usage"), under, "%").published(pub_under, src));
+        headlines.push(
+            Headline::new(&format!("{name}_plan_over_usage"), &format!("{name}: plan > usage"), over, "%")
+                .published(pub_over, src),
+        );
+        headlines.push(
+            Headline::new(&format!("{name}_plan_under_usage"), &format!("{name}: plan < usage"), under, "%")
+                .published(pub_under, src),
+        );
         series.push((name.to_string(), dist(frame.clone(), lit(-100.0) * col(name), "usage minus request")?));
     }
-    let definition = "dfas (task sums over instances with sensor rows, incl. the summed capacities cap_* of the machines \
+    let definition =
+        "dfas (task sums over instances with sensor rows, incl. the summed capacities cap_* of the machines \
                       they ran on); gap = (plan - usage) / capacity with capacity 100*cap_cpu, 100*cap_gpu, cap_mem \
                       and usage cpu_usage, gpu_wrk_util, avg_mem; shares among non-null, non-NaN gaps, exact zeros in \
                       neither share, +-inf (cap_gpu = 0 on CPU machines) counted as upstream; curves plot \
@@ -155,7 +181,9 @@ fn network_input(ctx: &Ctx, _: &Args) -> Result<Output> {
 fn cpu_time_split(ctx: &Ctx, _: &Args) -> Result<Output> {
     let dfm = ctx.store.scan(&MACHINE_METRIC)?;
     let mut series = Vec::new();
-    for (label, c) in [("iowait", "machine_cpu_iowait_pct"), ("usr", "machine_cpu_usr_pct"), ("kernel", "machine_cpu_kernel_pct")] {
+    for (label, c) in
+        [("iowait", "machine_cpu_iowait_pct"), ("usr", "machine_cpu_usr_pct"), ("kernel", "machine_cpu_kernel_pct")]
+    {
         series.push((label.to_string(), dist(dfm.clone(), col(c), "machine cpu split")?));
     }
     let ratio = series[0].1.mean() / (series[1].1.mean() + series[2].1.mean());
@@ -168,4 +196,63 @@ fn cpu_time_split(ctx: &Ctx, _: &Args) -> Result<Output> {
             .published(0.001, "NSDI'22 Sec 4.2 (about 1/1000 of CPU time)")],
     );
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use polars::df;
+
+    use super::super::super::testkit;
+    use super::*;
+    use crate::schema::pai::{GROUP_TAG, INSTANCE, JOB, MACHINE_SPEC, SENSOR, TASK};
+
+    /// Task a/t: 2 instances (plans 600 % CPU, 50 % GPU, 10 GiB each) on m1
+    /// (96 vCPU, 2 GPUs, 512 GiB) and m2 (CPU machine: 96, 0, 512); usages
+    /// w1 100/20/4, w2 300/0/30. Sums: plan 1200/100/20, use 400/20/34, cap
+    /// 192/2/1024. Gaps: cpu 800/19200 > 0, gpu 80/200 > 0, mem -14/1024 < 0.
+    /// Task b/t: 1 instance on m2, plans 100/0/8, use 100/0/2: cpu gap 0
+    /// (neither share), gpu 0/0 = NaN (excluded), mem 6/512 > 0.
+    /// Shares: cpu over 1/2, under 0/2; gpu over 1/1; mem over 1/2, under 1/2.
+    #[test]
+    fn usage_minus_request_shares_by_hand() {
+        let t = testkit::store(vec![
+            (&JOB, df!("job_name" => ["a", "b"], "inst_id" => ["i", "j"], "user" => ["u", "u"], "status" => ["Terminated"; 2]).unwrap()),
+            (
+                &TASK,
+                df!("job_name" => ["a", "b"], "task_name" => ["t", "t"], "inst_num" => [2i64, 1], "status" => ["Terminated"; 2],
+                    "start_time" => [1i64, 1], "plan_cpu_pct" => [600.0, 100.0], "plan_gpu_pct" => [50.0, 0.0],
+                    "plan_mem_gib" => [10.0, 8.0])
+                .unwrap(),
+            ),
+            (
+                &INSTANCE,
+                df!("job_name" => ["a", "a", "b"], "task_name" => ["t"; 3], "inst_name" => ["x", "y", "z"],
+                    "worker_name" => ["w1", "w2", "w3"], "inst_id" => ["i", "i", "j"], "status" => ["Terminated"; 3],
+                    "machine" => ["m1", "m2", "m2"])
+                .unwrap(),
+            ),
+            (
+                &SENSOR,
+                df!("job_name" => ["a", "a", "b"], "task_name" => ["t"; 3], "worker_name" => ["w1", "w2", "w3"],
+                    "inst_id" => ["i", "i", "j"], "cpu_usage_pct" => [100.0, 300.0, 100.0],
+                    "gpu_wrk_util_pct" => [20.0, 0.0, 0.0], "avg_mem_gib" => [4.0, 30.0, 2.0])
+                .unwrap(),
+            ),
+            (&GROUP_TAG, df!("inst_id" => ["i"], "user" => ["u"]).unwrap()),
+            (
+                &MACHINE_SPEC,
+                df!("machine" => ["m1", "m2"], "gpu_type" => ["T4", "CPU"], "cap_cpu" => [96i64, 96],
+                    "cap_mem_gib" => [512i64, 512], "cap_gpu" => [2i64, 0])
+                .unwrap(),
+            ),
+        ]);
+        let out = ANALYSES[1].run(&t.ctx, &[]).unwrap();
+        let got: Vec<(String, f64)> = out.all_headlines().map(|h| (h.key.clone(), h.value)).collect();
+        let want = [50.0, 0.0, 100.0, 0.0, 50.0, 50.0];
+        for ((key, value), w) in got.iter().zip(want) {
+            assert_eq!(*value, w, "{key}");
+        }
+        let crate::analysis::Body::Dists { series, .. } = &out.part("gap").unwrap().body else { panic!() };
+        assert!((series[0].1.max() - 0.0).abs() < 1e-12 && (series[0].1.min() + 100.0 * 800.0 / 19200.0).abs() < 1e-9);
+    }
 }

@@ -1,0 +1,126 @@
+//! `tracelab analyze pai.*` (the notebook cells) against DuckDB: the script
+//! `tests/crosscheck/analyses_pai.py` recomputes each analysis from the
+//! owners' definitions over the same Parquet store and names the numbers it
+//! expects by their place in the JSON output.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{python, s, tracelab, tracelab_ok};
+
+/// Finds the number an address names in an analysis' JSON output (see the
+/// script's docstring for the address forms).
+fn resolve(out: &Value, address: &str) -> Option<f64> {
+    let (kind, rest) = address.split_once(':')?;
+    let part_of = |name: &str| out["parts"].as_array()?.iter().find(|p| p["name"] == name).cloned();
+    let headline =
+        |key: &str| -> Option<f64> {
+            out["parts"].as_array()?.iter().filter(|p| p["kind"] == "headlines").find_map(|p| {
+                p["headlines"].as_array()?.iter().find(|h| h["key"] == key).and_then(|h| h["value"].as_f64())
+            })
+        };
+    match kind {
+        "headline" => headline(rest),
+        "dist" => {
+            let mut it = rest.splitn(3, '/');
+            let (part, series, stat) = (it.next()?, it.next()?, it.next()?);
+            let p = part_of(part)?;
+            let sr = p["series"].as_array()?.iter().find(|x| x["label"] == series)?.clone();
+            match stat {
+                "n" | "mean" => sr[stat].as_f64(),
+                q => sr["quantiles"][q].as_f64(),
+            }
+        }
+        "table" => {
+            let mut it = rest.splitn(3, '/');
+            let (part, filter, column) = (it.next()?, it.next()?, it.next()?);
+            let (fcol, fval) = filter.split_once('=')?;
+            let p = part_of(part)?;
+            let cols: Vec<&str> = p["columns"].as_array()?.iter().filter_map(Value::as_str).collect();
+            let (fi, ci) = (cols.iter().position(|c| *c == fcol)?, cols.iter().position(|c| *c == column)?);
+            let row = p["rows"].as_array()?.iter().find(|r| match &r[fi] {
+                Value::String(v) => v == fval,
+                v => v.as_f64().is_some_and(|x| x.to_string() == fval),
+            })?;
+            row[ci].as_f64()
+        }
+        "curve" => {
+            let mut it = rest.splitn(3, '/');
+            let (part, series, x) = (it.next()?, it.next()?, it.next()?.parse::<f64>().ok()?);
+            let p = part_of(part)?;
+            let sr = p["series"].as_array()?.iter().find(|c| c["label"] == series)?.clone();
+            let point = sr["points"].as_array()?.iter().find(|pt| pt[0].as_f64() == Some(x))?.clone();
+            point[1].as_f64()
+        }
+        _ => None,
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// Runs every analysis the script covers and compares every number.
+pub fn crosscheck(store: &Path, script: &str) -> usize {
+    let expected: Value = serde_json::from_str(&python(script, &[s(store)])).expect("script JSON");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (run, numbers) in expected.as_object().unwrap() {
+        let (id, params) = run.split_once('?').unwrap_or((run, ""));
+        let mut args = vec!["analyze", id, "--format", "json", "--store", s(store)];
+        for p in params.split('&').filter(|p| !p.is_empty()) {
+            args.extend(["--param", p]);
+        }
+        let out: Value = serde_json::from_str(&tracelab_ok(&args)).unwrap();
+        for (address, want) in numbers.as_object().unwrap() {
+            let want = want.as_f64().unwrap();
+            checked += 1;
+            match resolve(&out, address) {
+                Some(got) if close(got, want) => {}
+                got => failures.push(format!("{run} {address}: tracelab {got:?}, DuckDB {want}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {checked} numbers differ:\n{}", failures.len(), failures.join("\n"));
+    checked
+}
+
+/// A store ingested from the bundled samples into a temporary folder.
+pub fn sample_store() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = crate::common::root().join("data-samples");
+    tracelab_ok(&["ingest", s(&samples), "--out", s(dir.path()), "--quiet"]);
+    dir
+}
+
+#[test]
+fn pai_notebook_analyses_agree_with_duckdb_on_the_samples() {
+    let store = sample_store();
+    let checked = crosscheck(store.path(), "tests/crosscheck/analyses_pai.py");
+    assert!(checked > 80, "only {checked} numbers checked");
+}
+
+#[test]
+fn every_registered_analysis_is_listed_and_unknown_ones_are_usage_errors() {
+    let list = tracelab_ok(&["analyze", "--list"]);
+    for id in ["pai.wait-by-gpu-type", "pai.usage-minus-request", "pai.submissions-by-hour"] {
+        assert!(list.contains(id), "{id} missing from --list");
+    }
+    let (code, _, err) = tracelab(&["analyze", "pai.wait-by-gpu", "--store", "/nonexistent"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("did you mean pai.wait-by-gpu-request, pai.wait-by-gpu-type?"), "{err}");
+}
+
+#[test]
+fn a_bad_parameter_names_what_the_analysis_takes() {
+    let store = sample_store();
+    let (code, _, err) =
+        tracelab(&["analyze", "pai.wait-by-gpu-type", "--store", s(store.path()), "--param", "bin=5m"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("takes: wait=task-to-instance (task-to-instance|job-to-task)"), "{err}");
+    let (code, _, err) =
+        tracelab(&["analyze", "pai.wait-by-gpu-type", "--store", s(store.path()), "--param", "wait=both"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("expected one of task-to-instance, job-to-task"), "{err}");
+}
