@@ -33,7 +33,7 @@ use crate::store::Store;
 ///   tracelab query "SELECT vc, count(*) AS jobs FROM philly_jobs GROUP BY vc ORDER BY 2 DESC LIMIT 5"
 ///   tracelab query --list
 ///   tracelab query top-users-by-gpu-hours --param trace=helios
-///   tracelab query -f queries/queue-delay-by-vc.sql --format csv > out.csv
+///   tracelab query -f queries/top-users-by-gpu-hours.sql --format csv > out.csv
 ///   tracelab query "SELECT * FROM pai_machines" -o machines.parquet
 ///   tracelab query busiest-windows --param trace=pai --sql
 #[derive(Debug, clap::Args)]

@@ -6,5 +6,7 @@
 mod common;
 mod ingest;
 mod malformed;
+mod query;
 mod schema;
 mod synth;
+mod tables;
