@@ -263,4 +263,21 @@ mod tests {
             assert_eq!(used, declared, "{}: $parameters used vs declared", q.name);
         }
     }
+
+    #[test]
+    fn every_bundled_query_declares_exactly_the_store_tables_it_reads() {
+        let known: Vec<&str> = crate::schema::all_tables().iter().map(|t| t.sql_name()).collect();
+        for q in bundled().unwrap() {
+            let sql = super::super::params::bind(&q, &Default::default()).unwrap();
+            let mut read: Vec<String> = polars::sql::extract_table_identifiers(&sql, false, true)
+                .unwrap()
+                .into_iter()
+                .filter(|t| known.contains(&t.as_str()))
+                .collect();
+            let mut declared = q.tables.clone();
+            read.sort();
+            declared.sort();
+            assert_eq!(read, declared, "{}: `-- tables:` vs the tables in its SQL", q.name);
+        }
+    }
 }

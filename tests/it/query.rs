@@ -22,8 +22,11 @@ fn query_ok(args: &[&str]) -> String {
     out
 }
 
-/// (name, [(param, allowed values)]) of every named query, from `--list`.
-fn named_queries() -> Vec<(String, Vec<(String, Vec<String>)>)> {
+/// A parameter with a list of allowed values, and the values.
+type EnumParam = (String, Vec<String>);
+
+/// (name, parameters with allowed values) of every named query, from `--list`.
+fn named_queries() -> Vec<(String, Vec<EnumParam>)> {
     let list: serde_json::Value = serde_json::from_str(&query_ok(&["--list", "--format", "json"])).unwrap();
     list.as_array()
         .unwrap()
