@@ -4,9 +4,10 @@
 //! Layers (a module imports only from layers below it):
 //! - L0 [`schema`] (canonical tables and raw layouts), [`error`]
 //! - L1 [`civil`] (naive calendar arithmetic), [`store`] (reading an ingested
-//!   store), [`stats`] (distributions, correlations, tails; pure)
-//! - L2 [`analysis`] (named analyses -> typed results), [`ingest`] (downloads -> Parquet store), [`synth`] (synthetic traces
-//!   in the official raw formats)
+//!   store), [`stats`] (distributions, correlations, tails; pure), [`query`]
+//!   (SQL over the store, named queries)
+//! - L2 [`analysis`] (named analyses -> typed results), [`ingest`] (downloads
+//!   -> Parquet store), [`synth`] (synthetic traces in the official raw formats)
 //! - L4 [`cli`] (argv, printing, exit codes); `main.rs` only calls it.
 
 pub mod analysis;
@@ -14,6 +15,7 @@ pub mod civil;
 pub mod cli;
 pub mod error;
 pub mod ingest;
+pub mod query;
 pub mod schema;
 pub mod stats;
 pub mod store;

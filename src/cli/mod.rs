@@ -6,9 +6,11 @@
 
 mod analyze;
 mod ingest;
+mod query;
 mod schema;
 mod store;
 mod synth;
+mod tables;
 
 use std::io::{self, Write};
 
@@ -29,6 +31,8 @@ pub enum Command {
     Ingest(ingest::Args),
     Schema(schema::Args),
     Synth(synth::Args),
+    Tables(tables::Args),
+    Query(query::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -46,6 +50,8 @@ pub fn main() -> i32 {
         Command::Ingest(args) => ingest::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Synth(args) => synth::run(args),
+        Command::Tables(args) => tables::run(args),
+        Command::Query(args) => query::run(args),
     };
     match result {
         Ok(code) => code,

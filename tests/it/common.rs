@@ -115,3 +115,15 @@ pub fn snapshot_tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     walk(dir, dir, &mut out);
     out
 }
+
+/// The bundled `data-samples/` ingested once per test run into
+/// `target/tmp/samples-store`, shared by the tests that only read a store
+/// (`query`, `tables`). A re-run is a no-op when the samples did not change.
+pub fn sample_store() -> &'static Path {
+    static STORE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    STORE.get_or_init(|| {
+        let store = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("samples-store");
+        tracelab_ok(&["ingest", s(&root().join("data-samples")), "--out", s(&store), "--quiet"]);
+        store
+    })
+}

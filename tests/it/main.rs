@@ -7,5 +7,7 @@ mod analyze_pai;
 mod common;
 mod ingest;
 mod malformed;
+mod query;
 mod schema;
 mod synth;
+mod tables;

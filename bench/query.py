@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Query benchmark: tracelab vs DuckDB on the same full-scale PAI Parquet, in the same run.
+
+Usage:
+  python3 bench/query.py [--scale S] [--tracelab PATH] [--work DIR] [--repeat N]
+
+Generates a synthetic PAI trace (`tracelab synth pai --scale S --seed 1`, default 1.0 = full
+size, about 3.8 GB of CSV) under --work (default target/bench, shared with bench/ingest.py) and
+ingests it with tracelab into <work>/pai-scale-S-store, unless they exist. Then runs, on that
+store:
+  - GROUP BYs with quantiles over pai_instances (the issue's 2-second target), and
+  - every named query that reads PAI tables (jobs-table queries with trace=pai),
+with tracelab (`tracelab query ... --format csv > /dev/null`, the whole process: start-up,
+registering the tables, planning, reading, printing) and with DuckDB (in this process: connect,
+one view per table, execute, fetch all rows). Each is run --repeat times (default 3); the
+median wall time and CPU time (user + system; steadier than wall time on a shared machine) are
+printed with the ratios tracelab/DuckDB (< 1: tracelab faster).
+Build tracelab first: cargo build --release. This is a benchmark, not a test: it asserts
+nothing, it reports.
+"""
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+ROOT = Path(__file__).resolve().parent.parent
+VIEWS = {
+    "pai_jobs": "pai/job", "pai_tasks": "pai/task", "pai_instances": "pai/instance",
+    "pai_sensors": "pai/sensor", "pai_group_tags": "pai/group_tag", "pai_machines": "pai/machine_spec",
+    "pai_machine_metrics": "pai/machine_metric", "jobs": "jobs",
+}
+# Ad hoc GROUP BYs with quantiles over the instances table (the issue's speed target).
+ADHOC = {
+    "instances: run_s quantiles by task_name, status": """
+        SELECT task_name, status, COUNT(*) AS n,
+               quantile_cont(run_s, 0.5) AS p50, quantile_cont(run_s, 0.9) AS p90,
+               quantile_cont(run_s, 0.99) AS p99
+        FROM pai_instances GROUP BY task_name, status ORDER BY n DESC, task_name, status""",
+    "instances: run_s quantiles by machine": """
+        SELECT machine, COUNT(*) AS n, quantile_cont(run_s, 0.5) AS p50, quantile_cont(run_s, 0.9) AS p90
+        FROM pai_instances GROUP BY machine ORDER BY n DESC, machine LIMIT 20""",
+}
+# Named queries that read PAI tables, with their parameters.
+NAMED = [
+    ("instances-over-request", {"resource": "gpu"}),
+    ("instances-over-request", {"resource": "cpu"}),
+    ("instances-over-request", {"resource": "mem"}),
+    ("machines-by-load", {}),
+    ("workload-resource-use", {}),
+    ("top-users-by-gpu-hours", {"trace": "pai"}),
+    ("outcomes-by-gpus", {"trace": "pai"}),
+    ("queue-delay-by-hour", {"trace": "pai"}),
+    ("busiest-windows", {"trace": "pai"}),
+    ("trace-overview", {}),
+]
+INT_PARAMS = {"top", "min_jobs"}
+
+
+def run(cmd):
+    """Runs cmd; returns wall seconds."""
+    return run_cpu(cmd)[0]
+
+
+def run_cpu(cmd):
+    """Runs cmd; returns (wall seconds, CPU seconds user + system) of the process, via wait4."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"failed: {' '.join(map(str, cmd))}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def prepare(args):
+    raw = args.work / f"pai-scale-{args.scale:g}"
+    if not (raw / "pai_instance_table.csv").exists():
+        print(f"generating {raw} ...", flush=True)
+        secs = run([args.tracelab, "synth", "pai", "--scale", str(args.scale), "--seed", "1", "--out", raw, "--quiet"])
+        print(f"  synth: {secs:.1f} s", flush=True)
+    store = args.work / f"pai-scale-{args.scale:g}-store"
+    if not (store / "pai" / "manifest.json").exists():
+        print(f"ingesting into {store} ...", flush=True)
+        print(f"  ingest: {run([args.tracelab, 'ingest', raw, '--out', store, '--quiet']):.1f} s", flush=True)
+    return store
+
+
+def tracelab_time(args, store, query, params):
+    """[(wall, cpu)] of --repeat runs of `tracelab query`."""
+    cmd = [args.tracelab, "query", query, "--store", store, "--format", "csv"]
+    for k, v in params.items():
+        cmd += ["--param", f"{k}={v}"]
+    return [run_cpu(cmd) for _ in range(args.repeat)]
+
+
+def cpu_self():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+def duckdb_once(store, sql, params):
+    """(wall, cpu) of one DuckDB run in this process."""
+    start, cpu = time.perf_counter(), cpu_self()
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    for name, rel in VIEWS.items():
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{store / rel}.parquet')")
+    rows = con.execute(sql, params).fetchall() if params else con.execute(sql).fetchall()
+    con.close()
+    del rows
+    return time.perf_counter() - start, cpu_self() - cpu
+
+
+def duckdb_time(args, store, sql, params):
+    return [duckdb_once(store, sql, params) for _ in range(args.repeat)]
+
+
+def report(label, t, d):
+    """Medians of wall and CPU seconds, and the tracelab/DuckDB ratios."""
+    tw, tc = statistics.median(x[0] for x in t), statistics.median(x[1] for x in t)
+    dw, dc = statistics.median(x[0] for x in d), statistics.median(x[1] for x in d)
+    print(f"{label:<50}{tw:>8.2f}{dw:>8.2f}{tw / dw:>7.2f}{tc:>9.2f}{dc:>8.2f}{tc / dc:>7.2f}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--tracelab", type=Path, default=ROOT / "target/release/tracelab")
+    ap.add_argument("--work", type=Path, default=ROOT / "target/bench")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    if not args.tracelab.exists():
+        sys.exit(f"{args.tracelab} not found: run `cargo build --release` first")
+    args.work.mkdir(parents=True, exist_ok=True)
+    store = prepare(args)
+    rows = duckdb.connect().execute(f"SELECT count(*) FROM read_parquet('{store}/pai/instance.parquet')").fetchone()[0]
+    print(f"\nstore {store}: pai_instances {rows:,} rows; median of {args.repeat} runs, seconds")
+    print(f"{'':<50}{'--------- wall ---------':>23}{'---------- CPU ----------':>24}")
+    print(f"{'query':<50}{'tracelab':>8}{'duckdb':>8}{'ratio':>7}{'tracelab':>9}{'duckdb':>8}{'ratio':>7}")
+    adhoc_dir = args.work / "adhoc-queries"
+    adhoc_dir.mkdir(exist_ok=True)
+    for label, sql in ADHOC.items():
+        path = adhoc_dir / (label.split(":")[1].strip().replace(" ", "-").replace(",", "") + ".sql")
+        path.write_text(sql)
+        cmd = [args.tracelab, "query", "-f", path, "--store", store, "--format", "csv"]
+        report(label, [run_cpu(cmd) for _ in range(args.repeat)], duckdb_time(args, store, sql, {}))
+    for name, params in NAMED:
+        sql = (ROOT / "queries" / f"{name}.sql").read_text()
+        header = {l.split()[2]: l.split("=")[1].split(":")[0].strip() for l in sql.splitlines()
+                  if l.startswith("-- param:")}
+        bound = {k: (int(v) if k in INT_PARAMS else v) for k, v in {**header, **params}.items()}
+        label = name + "".join(f" {k}={v}" for k, v in params.items())
+        report(label, tracelab_time(args, store, name, params), duckdb_time(args, store, sql, bound))
+    print(f"duckdb {duckdb.__version__}; tracelab times include process start-up and table registration")
+
+
+if __name__ == "__main__":
+    main()

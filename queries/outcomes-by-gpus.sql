@@ -1,0 +1,41 @@
+-- name: outcomes-by-gpus
+-- question: Across traces, how do failure and kill rates grow with the GPUs a job
+--   asks for? Jobs are binned by requested GPUs (0, 1, 2-4, 5-8, 9-16, >16);
+--   status is the unified one (completed, failed, killed, running, unknown).
+-- tables: jobs
+-- param: trace all|pai|philly|helios = all: one trace, or each of them
+WITH binned AS (
+    SELECT
+        trace,
+        status,
+        CASE
+            WHEN gpus_requested IS NULL THEN 'unknown'
+            WHEN gpus_requested = 0 THEN '0'
+            WHEN gpus_requested <= 1 THEN '1'
+            WHEN gpus_requested <= 4 THEN '2-4'
+            WHEN gpus_requested <= 8 THEN '5-8'
+            WHEN gpus_requested <= 16 THEN '9-16'
+            ELSE '>16'
+        END AS gpus,
+        CASE
+            WHEN gpus_requested IS NULL THEN 99
+            WHEN gpus_requested = 0 THEN 0
+            WHEN gpus_requested <= 1 THEN 1
+            WHEN gpus_requested <= 4 THEN 2
+            WHEN gpus_requested <= 8 THEN 3
+            WHEN gpus_requested <= 16 THEN 4
+            ELSE 5
+        END AS bin
+    FROM jobs
+    WHERE $trace = 'all' OR trace = $trace
+)
+SELECT
+    trace,
+    gpus,
+    COUNT(*) AS jobs,
+    CAST(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*) AS failed_rate,
+    CAST(SUM(CASE WHEN status = 'killed' THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*) AS killed_rate,
+    CAST(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*) AS completed_rate
+FROM binned
+GROUP BY trace, gpus, bin
+ORDER BY trace, bin

@@ -1,0 +1,54 @@
+//! `tracelab tables`: the tables of the store with rows, columns, types and
+//! units, checked against the Parquet files and the schema the CLI documents.
+
+use std::collections::BTreeMap;
+
+use crate::common::*;
+
+#[test]
+fn every_table_is_listed_with_its_rows_and_documented_columns() {
+    let store = sample_store();
+    let out = tracelab_ok(&["tables", "--store", s(store), "--format", "csv"]);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("table,rows,column,type,unit"));
+    let mut listed: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
+    for line in lines {
+        let f: Vec<&str> = line.splitn(5, ',').collect();
+        let entry = listed.entry(f[0].to_string()).or_insert((f[1].parse().unwrap(), Vec::new()));
+        entry.1.push(f[2].to_string());
+    }
+    let schema: serde_json::Value = serde_json::from_str(&tracelab_ok(&["schema", "all", "--format", "json"])).unwrap();
+    let mut seen = 0;
+    for t in schema.as_array().unwrap() {
+        let path = match t["table"].as_str().unwrap().split_once('/') {
+            Some((trace, _)) => store.join(trace).join(t["file"].as_str().unwrap()),
+            None => store.join(t["file"].as_str().unwrap()),
+        };
+        let df = read_parquet(&path);
+        let (sql_name, (rows, columns)) = listed
+            .iter()
+            .find(|(_, (_, cols))| df.get_column_names().iter().map(|c| c.to_string()).eq(cols.iter().cloned()))
+            .unwrap();
+        assert_eq!(*rows, df.height(), "{sql_name}");
+        assert_eq!(columns.len(), df.width(), "{sql_name}");
+        seen += 1;
+    }
+    assert_eq!(seen, listed.len(), "{listed:?}");
+    assert!(
+        listed.contains_key("pai_instances") && listed.contains_key("philly_attempts") && listed.contains_key("jobs")
+    );
+}
+
+#[test]
+fn one_table_shows_units_and_meaning() {
+    let store = sample_store();
+    let out = tracelab_ok(&["tables", "philly_jobs", "--store", s(store), "--format", "json"]);
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let queue = rows.as_array().unwrap().iter().find(|r| r["column"] == "queue_s").unwrap();
+    assert_eq!(queue["unit"], "s");
+    assert_eq!(queue["type"], "float64");
+    assert!(queue["meaning"].as_str().unwrap().contains("first_start_time - submit_time"));
+    let (code, _, err) = tracelab(&["tables", "philly_job", "--store", s(store)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no table `philly_job`") && err.contains("philly_jobs"), "{err}");
+}
