@@ -126,3 +126,80 @@ pub static ANALYSES: &[Analysis] = &[
         diurnal::diurnal,
     ),
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::{find, testkit, Body, Cell};
+    use crate::schema::unified::JOBS;
+    use polars::prelude::*;
+
+    fn tiny() -> testkit::TinyStore {
+        // 2017-11-02 15:00 UTC = 08:00 in Los Angeles (PDT); 2020-06-09 10:00 UTC = 18:00 in Shanghai.
+        let (philly_t, helios_t) = (1_509_634_800i64, 1_591_696_800i64);
+        let jobs = df!(
+            "trace" => ["philly", "philly", "helios", "helios", "helios"],
+            "cluster" => ["philly", "philly", "Venus", "Earth", "Earth"],
+            "job_id" => ["a", "b", "1", "2", "3"],
+            "user" => ["u1", "u2", "v1", "v1", "v2"],
+            "submit_time" => [philly_t, philly_t, helios_t, helios_t, helios_t],
+            "queue_s" => [Some(10.0), Some(0.0), Some(30.0), None, Some(5.0)],
+            "run_s" => [Some(30.0), Some(100.0), Some(10.0), Some(50.0), Some(5.0)],
+            "gpus_requested" => [1.0, 2.0, 4.0, 1.0, 0.0],
+            "status" => ["completed", "failed", "completed", "killed", "completed"],
+        )
+        .unwrap();
+        testkit::store(vec![(&JOBS, jobs)])
+    }
+
+    fn run(id: &str) -> crate::analysis::Output {
+        find(id).unwrap().run(&tiny().ctx, &[]).unwrap()
+    }
+
+    #[test]
+    fn wait_fraction_per_trace_and_helios_cluster() {
+        let out = run("cross.wait-fraction");
+        let Body::Table(t) = &out.part("quantiles").unwrap().body else { unreachable!() };
+        // GPU jobs only (job 3 has 0 GPUs). philly: 10/40 = 25 %, 0/100 = 0 % -> P50 12.5;
+        // helios: job 1 = 30/40 = 75 %; job 2 has no queue.
+        // helios/Earth's only GPU job has no queue: an empty series.
+        let labels = ["helios", "helios/Earth", "helios/Venus", "philly"];
+        assert_eq!(
+            t.column("series").unwrap(),
+            labels.iter().map(|l| Cell::from(*l)).collect::<Vec<_>>().iter().collect::<Vec<_>>()
+        );
+        assert_eq!(t.column("n").unwrap(), vec![&Cell::Int(1), &Cell::Int(0), &Cell::Int(1), &Cell::Int(2)]);
+        let p50: Vec<f64> = t.column("p50").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
+        assert_eq!((p50[0], p50[2], p50[3]), (75.0, 75.0, 12.5));
+    }
+
+    #[test]
+    fn status_shares_of_jobs_and_gpu_time() {
+        let out = run("cross.status");
+        let Body::Table(t) = &out.part("gpu-time-shares").unwrap().body else { unreachable!() };
+        // helios GPU jobs: completed 4 x 10 = 40, killed 1 x 50 = 50 -> 44.44 %, 55.56 %.
+        let row = &t.rows[0];
+        assert_eq!(row[0], Cell::from("helios"));
+        assert!((row[2].as_f64().unwrap() - 400.0 / 9.0).abs() < 1e-12);
+        assert!((row[4].as_f64().unwrap() - 500.0 / 9.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn diurnal_uses_each_traces_zone() {
+        let out = run("cross.diurnal");
+        let Body::Curves { series, .. } = &out.part("by-hour").unwrap().body else { unreachable!() };
+        let philly = &series.iter().find(|s| s.0 == "philly").unwrap().1;
+        assert_eq!(philly[8], (8.0, 100.0));
+        let helios = &series.iter().find(|s| s.0 == "helios").unwrap().1;
+        assert_eq!(helios[18], (18.0, 100.0));
+    }
+
+    #[test]
+    fn user_concentration_gini() {
+        let out = run("cross.user-concentration");
+        let Body::Table(t) = &out.part("gini").unwrap().body else { unreachable!() };
+        // philly GPU time: u1 = 1 x 30 = 30, u2 = 2 x 100 = 200; Gini of (30, 200) =
+        // ((2*1-3)*30 + (2*2-3)*200) / (2 * 230) = 170 / 460.
+        let philly = t.rows.iter().find(|r| r[0] == Cell::from("philly")).unwrap();
+        assert!((philly[2].as_f64().unwrap() - 170.0 / 460.0).abs() < 1e-12);
+    }
+}

@@ -192,3 +192,82 @@ pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
     }
     Ok(acc.into_iter().map(|(k, pairs)| (k, Dist::from_counts(pairs))).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testkit;
+    use crate::schema::philly::MACHINES;
+
+    const DAY2: i64 = 2 * 1440 * 60;
+
+    fn tiny() -> testkit::TinyStore {
+        let jobs = df!(
+            "job_id" => ["j1", "j2", "j3", "j4"],
+            "status" => ["Pass", "Killed", "Failed", "Pass"],
+            "attempts" => [1i64, 2, 1, 1],
+            "gpus" => [1i64, 4, 8, 8],
+        )
+        .unwrap();
+        let attempts = df!(
+            "job_id" => ["j1", "j2", "j2", "j3", "j4"],
+            "attempt" => [0i64, 0, 1, 0, 0],
+            "start_time" => [Some(30i64), Some(60), None, Some(0), Some(0)],
+            "end_time" => [Some(150i64), Some(120), Some(200), Some(DAY2 + 120), Some(60)],
+            "machines" => [1i64, 1, 1, 1, 2],
+        )
+        .unwrap();
+        let placements = df!(
+            "job_id" => ["j1", "j2", "j2", "j2", "j3", "j4", "j4"],
+            "attempt" => [0i64, 0, 0, 1, 0, 0, 0],
+            "machine" => ["m1", "m2", "m2", "m2", "m3", "m1", "m2"],
+            "gpu" => [1i64, 0, 1, 0, 7, 0, 2],
+        )
+        .unwrap();
+        let e = None::<f64>;
+        let gpu = df!(
+            "time" => [0i64, 60, 120, 180, 60, DAY2 - 60, DAY2, DAY2 + 60, DAY2 + 120, 0, 0],
+            "machine" => ["m1", "m1", "m1", "m1", "m2", "m3", "m3", "m3", "m3", "m2", "m3"],
+            "gpu0_util_pct" => [e, e, e, e, Some(50.0), e, e, e, e, Some(5.0), e],
+            "gpu1_util_pct" => [Some(10.0), e, Some(30.0), Some(99.0), Some(70.0), e, e, e, e, e, e],
+            "gpu2_util_pct" => [e, e, e, e, e, e, e, e, e, Some(6.0), e],
+            "gpu7_util_pct" => [e, e, e, e, e, Some(1.0), Some(2.0), Some(3.0), Some(4.0), e, Some(0.0)],
+        )
+        .unwrap();
+        let machines = df!("machine" => ["m1"], "gpus" => [2i64]).unwrap();
+        testkit::store(vec![
+            (&JOBS, jobs),
+            (&ATTEMPTS, attempts),
+            (&PLACEMENTS, placements),
+            (&GPU_UTIL, gpu),
+            (&MACHINES, machines),
+        ])
+    }
+
+    fn values(s: &Samples, status: &str, g: i64) -> Vec<(f64, u64)> {
+        let d = &s[&(status.to_string(), g)];
+        d.values().iter().copied().zip(d.counts().iter().copied()).collect()
+    }
+
+    #[test]
+    fn gpu_minutes_step_from_the_floored_start_while_before_the_end() {
+        let s = samples(&tiny().ctx, Filter::All).unwrap();
+        // j1: start 0:30 floored to 0:00; minutes 0, 1, 2 (2:00 < 2:30); m1 gpu1 = 10, NA, 30
+        // (the NA minute gives nothing; minute 3 = 99 is past the end).
+        assert_eq!(values(&s, "Pass", 1), vec![(10.0, 1), (30.0, 1)]);
+        // j2 attempt 0: minute 1 only (1:00 < 2:00), m2 gpus 0 and 1 = 50, 70; attempt 1 has no start.
+        assert_eq!(values(&s, "Killed", 4), vec![(50.0, 1), (70.0, 1)]);
+        // j3 runs from 0 to 2 days + 2 min across the window boundary: m3 gpu7 rows at
+        // 2d-1min, 2d, 2d+1min count once each (1, 2, 3); 2d+2min is not < end; minute 0 gives 0.0.
+        assert_eq!(values(&s, "Failed", 8), vec![(0.0, 1), (1.0, 1), (2.0, 1), (3.0, 1)]);
+        // j4 (8 GPUs on 2 machines), minute 0: m1 gpu0 is NA, m2 gpu2 = 6.
+        assert_eq!(values(&s, "Pass", 8), vec![(6.0, 1)]);
+    }
+
+    #[test]
+    fn dedicated_keeps_large_jobs_on_at_most_gpus_over_8_servers() {
+        let s = samples(&tiny().ctx, Filter::Dedicated).unwrap();
+        // j3: 8 GPUs on 1 server, kept; j4: 8 GPUs on 2 servers (2 > 8/8), skipped; j1, j2 too small.
+        assert_eq!(s.keys().cloned().collect::<Vec<_>>(), vec![("Failed".to_string(), 8)]);
+    }
+}

@@ -219,3 +219,64 @@ fn list_tables(ctx: &Ctx, classes: &BTreeMap<String, usize>) -> Result<(ResultTa
     }
     Ok((t, d))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testkit;
+    use crate::analysis::Body;
+
+    #[test]
+    fn per_minute_class_quantiles_and_list_disagreements() {
+        let e = None::<f64>;
+        let gpu = df!(
+            "time" => [0i64, 0, 0, 0],
+            "machine" => ["m1", "m2", "m3", "m4"],
+            "gpu0_util_pct" => [Some(10.0), Some(0.0), Some(30.0), Some(0.0)],
+            "gpu1_util_pct" => [Some(20.0), Some(40.0), e, Some(10.0)],
+            "gpu2_util_pct" => [e, e, e, Some(20.0)],
+            "gpu3_util_pct" => [e, e, e, Some(30.0)],
+            "gpu4_util_pct" => [e, e, e, Some(40.0)],
+            "gpu5_util_pct" => [e, e, e, Some(50.0)],
+            "gpu6_util_pct" => [e, e, e, Some(60.0)],
+            "gpu7_util_pct" => [e, e, e, Some(70.0)],
+        )
+        .unwrap();
+        // m3's gpu1 is non-null in a later minute, so m3 is a 2-GPU machine.
+        let gpu = gpu.vstack(&df!("time" => [60i64], "machine" => ["m3"], "gpu0_util_pct" => [e], "gpu1_util_pct" => [Some(1.0)], "gpu2_util_pct" => [e], "gpu3_util_pct" => [e], "gpu4_util_pct" => [e], "gpu5_util_pct" => [e], "gpu6_util_pct" => [e], "gpu7_util_pct" => [e]).unwrap()).unwrap();
+        let cpu =
+            df!("time" => [0i64, 0, 0], "machine" => ["m1", "m2", "m3"], "cpu_util_pct" => [10.0, 20.0, 40.0]).unwrap();
+        let mem = df!("time" => [0i64, 0, 0, 0], "machine" => ["m1", "m2", "m3", "m4"], "mem_total_kib" => [100.0, 100.0, 100.0, 0.0], "mem_free_kib" => [90.0, 80.0, 70.0, 0.0]).unwrap();
+        let list = df!("machine" => ["m1", "m2", "m4"], "gpus" => [8i64, 2, 8]).unwrap();
+        let tiny = testkit::store(vec![
+            (&GPU_UTIL, gpu),
+            (&CPU_UTIL, cpu),
+            (&MEM_UTIL, mem),
+            (&MACHINES, list),
+            (&PLACEMENTS, df!("job_id" => ["j"], "attempt" => [0i64], "machine" => ["m1"], "gpu" => [1i64]).unwrap()),
+        ]);
+        let out = machine_util(
+            &tiny.ctx,
+            &Args::validate(crate::analysis::find("philly.machine-util").unwrap(), &[]).unwrap(),
+        )
+        .unwrap();
+        let q = |part: &str, label: &str, p: f64| match &out.part(part).unwrap().body {
+            Body::Dists { series, .. } => series.iter().find(|s| s.0 == label).unwrap().1.quantile(p),
+            _ => unreachable!(),
+        };
+        // Minute 0, 2-GPU machines m1, m2, m3: GPU means 15, 20, 30 (m3: only gpu0 non-null);
+        // P50 = 20, P90 = 20 + 0.8 * (30 - 20) = 28. Minute 1: m3 alone, 1.0.
+        assert_eq!((q("gpu", "2-GPU P50", 1.0), q("gpu", "2-GPU P90", 1.0)), (20.0, 28.0));
+        assert_eq!(q("gpu", "2-GPU P50", 0.0), 1.0);
+        // m4: mean of 0..70 step 10 = 35.
+        assert_eq!(q("gpu", "8-GPU P90", 0.5), 35.0);
+        // CPU 10, 20, 40: P50 20, P90 20 + 0.8 * 20 = 36.
+        assert_eq!((q("cpu", "2-GPU P50", 0.5), q("cpu", "2-GPU P90", 0.5)), (20.0, 36.0));
+        // Memory 10, 20, 30 % (m4 total 0 skipped): P90 28.
+        assert_eq!(q("mem", "2-GPU P90", 0.5), 28.0);
+        let Body::Table(t) = &out.part("list-disagrees").unwrap().body else { unreachable!() };
+        // m1 is 2-GPU in gpu_util, 8 in the list; m3 is missing from the list.
+        assert_eq!(t.column("machine").unwrap(), vec![&Cell::from("m1"), &Cell::from("m3")]);
+        assert_eq!(t.column("highest_placed_gpu_plus_1").unwrap(), vec![&Cell::Int(2), &Cell::Null]);
+    }
+}

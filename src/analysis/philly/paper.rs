@@ -104,3 +104,33 @@ fn retries(ctx: &Ctx) -> Result<Vec<Headline>> {
         Headline::new("attempts-max", "Most attempts of one job", scalar(&df, "attempts_max")?, "attempts"),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::analysis::{find, testkit, Body};
+    use crate::schema::philly::JOBS;
+    use polars::prelude::*;
+
+    #[test]
+    fn killed_or_failed_and_gpu_time_shares() {
+        let jobs = df!(
+            "job_id" => ["a", "b", "c", "d"],
+            "status" => ["Pass", "Killed", "Failed", "Pass"],
+            "attempts" => [1i64, 3, 0, 2],
+            "gpus" => [Some(2i64), Some(1), None, Some(4)],
+            "run_s" => [Some(100.0), Some(200.0), None, Some(50.0)],
+        )
+        .unwrap();
+        let tiny = testkit::store(vec![(&JOBS, jobs)]);
+        let out = find("philly.paper-numbers").unwrap().run(&tiny.ctx, &[]).unwrap();
+        let Body::Headlines(h) = &out.part("summary").unwrap().body else { unreachable!() };
+        let get = |k: &str| h.iter().find(|x| x.key == k).unwrap().value;
+        // 2 of 4 jobs killed or failed.
+        assert_eq!(get("killed-or-failed"), 50.0);
+        // GPU time: Pass 2*100 + 4*50 = 400, Killed 200, Failed none -> 66.67 / 33.33 / 0.
+        assert!((get("gpu-time-pass") - 200.0 / 3.0).abs() < 1e-12);
+        assert_eq!(get("gpu-time-failed"), 0.0);
+        // attempts (1+3+0+2)/4 = 1.5; retries over jobs with attempts (0+2+1)/3 = 1.
+        assert_eq!((get("attempts-per-job"), get("retries-per-job")), (1.5, 1.0));
+    }
+}
