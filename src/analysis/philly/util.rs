@@ -120,3 +120,27 @@ pub fn host_util(ctx: &Ctx, _: &Args) -> Result<Output> {
     out.dists("host", "Utilization (%)", vec![("CPU".into(), cpu), ("Memory".into(), mem)]);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{find, testkit, Body};
+
+    #[test]
+    fn host_util_skips_na_and_zero_totals() {
+        let cpu = df!("time" => [0i64, 0, 60], "machine" => ["m1", "m2", "m1"], "cpu_util_pct" => [Some(10.0), None, Some(30.0)]).unwrap();
+        let mem = df!(
+            "time" => [0i64, 0, 60],
+            "machine" => ["m1", "m2", "m1"],
+            "mem_total_kib" => [Some(200.0), Some(0.0), None],
+            "mem_free_kib" => [Some(150.0), Some(0.0), Some(1.0)],
+        )
+        .unwrap();
+        let tiny = testkit::store(vec![(&CPU_UTIL, cpu), (&MEM_UTIL, mem)]);
+        let out = find("philly.host-util").unwrap().run(&tiny.ctx, &[]).unwrap();
+        let Body::Dists { series, .. } = &out.part("host").unwrap().body else { unreachable!() };
+        // CPU: 10 and 30 (NA skipped). Memory: 100 * (200 - 150) / 200 = 25; total 0 and NA skipped.
+        assert_eq!(series[0].1.values(), &[10.0, 30.0]);
+        assert_eq!(series[1].1.values(), &[25.0]);
+    }
+}
