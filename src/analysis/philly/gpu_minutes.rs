@@ -1,0 +1,273 @@
+//! The GPU-minute join behind P4/P5 (`get_utilization_data` of the Philly
+//! notebook): every attempt with a start and an end is stepped minute by
+//! minute from the start floored to the minute while `minute < end`; at each
+//! minute, each GPU the attempt holds on each of its machines yields the
+//! `gpu<i>_util_pct` of that machine's `philly/gpu_util` row for the minute,
+//! when the row exists and the value is not NA (null).
+//!
+//! Done set-wise in the engine, in time windows so memory stays bounded:
+//! per (attempt, machine) the held GPUs are folded into 8 boolean columns;
+//! for each window the overlapping part of every attempt is exploded into
+//! minutes (`int_range` + explode), inner-joined to that window of
+//! `gpu_util` on (machine, time) (the parquet scan is time-sorted, so the
+//! window filter prunes row groups), and reduced to value counts per
+//! (status, GPUs, utilization). Both time axes are UTC already (ingest
+//! converted the job log and the PDT/PST utilization times), so the
+//! notebook's ambiguous hour at the 2017-11-05 DST change matches correctly
+//! here.
+
+use std::collections::BTreeMap;
+
+use polars::prelude::*;
+
+use crate::analysis::frame::{collect, f64s, i64s, strs};
+use crate::analysis::Ctx;
+use crate::error::Result;
+use crate::schema::philly::{ATTEMPTS, GPU_UTIL, JOBS, PLACEMENTS};
+use crate::stats::Dist;
+
+const MINUTE_US: i64 = 60_000_000;
+/// Minutes per join window: two days, about 1.6 M `gpu_util` rows on the
+/// full 552-machine trace, which keeps the exploded join well under 1 GB.
+const WINDOW_MIN: i64 = 2 * 1440;
+const GPU_COLUMNS: usize = 8;
+
+/// Which attempts contribute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filter {
+    /// Every job with attempts and a GPU count (P4 picks sizes afterwards).
+    All,
+    /// P5: jobs of 8 or 16 GPUs, attempts with `len(detail) <= num_gpus / 8`.
+    Dedicated,
+}
+
+/// Utilization value counts per (status, first-attempt GPUs).
+pub type Samples = BTreeMap<(String, i64), Dist>;
+
+fn utc_us() -> DataType {
+    DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))
+}
+
+fn gpu_col(i: usize) -> String {
+    format!("gpu{i}_util_pct")
+}
+
+/// One row per (attempt, machine): status, GPUs (first attempt), the
+/// minute-floored start `lo` and end `hi` in microseconds, and `g0..g7`
+/// = whether the attempt holds that GPU of the machine.
+fn placed(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
+    let mut jobs = ctx
+        .store
+        .scan(&JOBS)?
+        .filter(col("attempts").gt(lit(0i64)).and(col("gpus").is_not_null()))
+        .select([col("job_id"), col("status"), col("gpus")]);
+    let mut att = ctx
+        .store
+        .scan(&ATTEMPTS)?
+        .filter(col("start_time").is_not_null().and(col("end_time").is_not_null()))
+        .select([col("job_id"), col("attempt"), col("start_time"), col("end_time"), col("machines")]);
+    if filter == Filter::Dedicated {
+        jobs = jobs.filter(col("gpus").eq(lit(8i64)).or(col("gpus").eq(lit(16i64))));
+        att = att.join(
+            jobs.clone().select([col("job_id"), col("gpus")]),
+            [col("job_id")],
+            [col("job_id")],
+            JoinArgs::new(JoinType::Inner),
+        );
+        // Python 3: len(detail) > num_gpus / 8 is a float comparison.
+        att = att
+            .filter(col("machines").cast(DataType::Float64).lt_eq(col("gpus").cast(DataType::Float64) / lit(8.0)))
+            .drop(Selector::ByName { names: Arc::new(["gpus".into()]), strict: true });
+    }
+    let held: Vec<Expr> =
+        (0..GPU_COLUMNS).map(|i| col("gpu").eq(lit(i as i64)).any(true).alias(format!("g{i}"))).collect();
+    let pl = ctx.store.scan(&PLACEMENTS)?.group_by([col("job_id"), col("attempt"), col("machine")]).agg(held);
+    let lf = att
+        .join(jobs, [col("job_id")], [col("job_id")], JoinArgs::new(JoinType::Inner))
+        .join(pl, [col("job_id"), col("attempt")], [col("job_id"), col("attempt")], JoinArgs::new(JoinType::Inner))
+        .select(
+            [
+                vec![
+                    col("status"),
+                    col("gpus"),
+                    col("machine"),
+                    col("start_time").cast(DataType::Int64).floor_div(lit(MINUTE_US)).alias("lo") * lit(MINUTE_US),
+                    col("end_time").cast(DataType::Int64).alias("hi"),
+                ],
+                (0..GPU_COLUMNS).map(|i| col(format!("g{i}"))).collect(),
+            ]
+            .concat(),
+        )
+        .filter(col("hi").gt(col("lo")));
+    collect(lf, "philly GPU-minutes: attempts x placements")
+}
+
+/// The (attempt, machine) minutes in `[w0, w1)`, one row each.
+fn minutes_in(placed: &DataFrame, w0: i64, w1: i64) -> LazyFrame {
+    let a = when(col("lo").lt(lit(w0))).then(lit(w0)).otherwise(col("lo"));
+    let b = when(col("hi").gt(lit(w1))).then(lit(w1)).otherwise(col("hi"));
+    placed
+        .clone()
+        .lazy()
+        .filter(col("lo").lt(lit(w1)).and(col("hi").gt(lit(w0))))
+        .with_columns([a.alias("a"), b.alias("b")])
+        // minutes m = a, a+1, ... while m < b (a is on the minute).
+        .with_column(
+            int_ranges(
+                lit(0i64),
+                (col("b") - col("a") + lit(MINUTE_US - 1)).floor_div(lit(MINUTE_US)),
+                lit(1i64),
+                DataType::Int64,
+            )
+            .alias("k"),
+        )
+        .explode(
+            Selector::ByName { names: Arc::new(["k".into()]), strict: true },
+            ExplodeOptions { empty_as_null: false, keep_nulls: false },
+        )
+        .with_column((col("a") + col("k") * lit(MINUTE_US)).cast(utc_us()).alias("time"))
+        .drop(Selector::ByName {
+            names: Arc::new(["a".into(), "b".into(), "k".into(), "lo".into(), "hi".into()]),
+            strict: true,
+        })
+}
+
+/// `gpu_util` rows with `w0 <= time < w1`.
+fn util_in(ctx: &Ctx, w0: i64, w1: i64) -> Result<LazyFrame> {
+    let cols: Vec<Expr> =
+        [col("time"), col("machine")].into_iter().chain((0..GPU_COLUMNS).map(|i| col(gpu_col(i)))).collect();
+    Ok(ctx
+        .store
+        .scan(&GPU_UTIL)?
+        .filter(col("time").gt_eq(lit(w0).cast(utc_us())).and(col("time").lt(lit(w1).cast(utc_us()))))
+        .select(cols))
+}
+
+/// Value counts (status, gpus, value, n) of one window.
+fn window_counts(ctx: &Ctx, placed: &DataFrame, w0: i64, w1: i64) -> Result<DataFrame> {
+    let joined = minutes_in(placed, w0, w1).join(
+        util_in(ctx, w0, w1)?,
+        [col("machine"), col("time")],
+        [col("machine"), col("time")],
+        JoinArgs::new(JoinType::Inner),
+    );
+    let joined = collect(joined, "philly GPU-minutes: join")?.lazy();
+    let per_gpu: Vec<LazyFrame> = (0..GPU_COLUMNS)
+        .map(|i| {
+            joined.clone().filter(col(format!("g{i}")).and(col(gpu_col(i)).is_not_null())).select([
+                col("status"),
+                col("gpus"),
+                col(gpu_col(i)).alias("v"),
+            ])
+        })
+        .collect();
+    let counted = concat(per_gpu, UnionArgs::default())
+        .map_err(|e| crate::error::Error::polars("philly GPU-minutes: concat".to_string(), e))?
+        .group_by([col("status"), col("gpus"), col("v")])
+        .agg([len().alias("n")]);
+    collect(counted, "philly GPU-minutes: counts")
+}
+
+/// Every GPU-minute sample, as utilization value counts per (status, GPUs).
+pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
+    let placed = placed(ctx, filter)?;
+    let mut acc: BTreeMap<(String, i64), Vec<(f64, u64)>> = BTreeMap::new();
+    let (lo, hi) = (i64s(&placed, "lo")?, i64s(&placed, "hi")?);
+    let (Some(start), Some(end)) = (lo.iter().flatten().min().copied(), hi.iter().flatten().max().copied()) else {
+        return Ok(Samples::new());
+    };
+    let mut w0 = start;
+    while w0 < end {
+        let w1 = w0 + WINDOW_MIN * MINUTE_US;
+        let df = window_counts(ctx, &placed, w0, w1)?;
+        let (st, g, v, n) = (strs(&df, "status")?, i64s(&df, "gpus")?, f64s(&df, "v")?, i64s(&df, "n")?);
+        for i in 0..df.height() {
+            if let (Some(s), Some(g), Some(v), Some(n)) = (&st[i], g[i], v[i], n[i]) {
+                if v.is_finite() {
+                    acc.entry((s.clone(), g)).or_default().push((v, n as u64));
+                }
+            }
+        }
+        w0 = w1;
+    }
+    Ok(acc.into_iter().map(|(k, pairs)| (k, Dist::from_counts(pairs))).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::testkit;
+    use crate::schema::philly::MACHINES;
+
+    const DAY2: i64 = 2 * 1440 * 60;
+
+    fn tiny() -> testkit::TinyStore {
+        let jobs = df!(
+            "job_id" => ["j1", "j2", "j3", "j4"],
+            "status" => ["Pass", "Killed", "Failed", "Pass"],
+            "attempts" => [1i64, 2, 1, 1],
+            "gpus" => [1i64, 4, 8, 8],
+        )
+        .unwrap();
+        let attempts = df!(
+            "job_id" => ["j1", "j2", "j2", "j3", "j4"],
+            "attempt" => [0i64, 0, 1, 0, 0],
+            "start_time" => [Some(30i64), Some(60), None, Some(0), Some(0)],
+            "end_time" => [Some(150i64), Some(120), Some(200), Some(DAY2 + 120), Some(60)],
+            "machines" => [1i64, 1, 1, 1, 2],
+        )
+        .unwrap();
+        let placements = df!(
+            "job_id" => ["j1", "j2", "j2", "j2", "j3", "j4", "j4"],
+            "attempt" => [0i64, 0, 0, 1, 0, 0, 0],
+            "machine" => ["m1", "m2", "m2", "m2", "m3", "m1", "m2"],
+            "gpu" => [1i64, 0, 1, 0, 7, 0, 2],
+        )
+        .unwrap();
+        let e = None::<f64>;
+        let gpu = df!(
+            "time" => [0i64, 60, 120, 180, 60, DAY2 - 60, DAY2, DAY2 + 60, DAY2 + 120, 0, 0],
+            "machine" => ["m1", "m1", "m1", "m1", "m2", "m3", "m3", "m3", "m3", "m2", "m3"],
+            "gpu0_util_pct" => [e, e, e, e, Some(50.0), e, e, e, e, Some(5.0), e],
+            "gpu1_util_pct" => [Some(10.0), e, Some(30.0), Some(99.0), Some(70.0), e, e, e, e, e, e],
+            "gpu2_util_pct" => [e, e, e, e, e, e, e, e, e, Some(6.0), e],
+            "gpu7_util_pct" => [e, e, e, e, e, Some(1.0), Some(2.0), Some(3.0), Some(4.0), e, Some(0.0)],
+        )
+        .unwrap();
+        let machines = df!("machine" => ["m1"], "gpus" => [2i64]).unwrap();
+        testkit::store(vec![
+            (&JOBS, jobs),
+            (&ATTEMPTS, attempts),
+            (&PLACEMENTS, placements),
+            (&GPU_UTIL, gpu),
+            (&MACHINES, machines),
+        ])
+    }
+
+    fn values(s: &Samples, status: &str, g: i64) -> Vec<(f64, u64)> {
+        let d = &s[&(status.to_string(), g)];
+        d.values().iter().copied().zip(d.counts().iter().copied()).collect()
+    }
+
+    #[test]
+    fn gpu_minutes_step_from_the_floored_start_while_before_the_end() {
+        let s = samples(&tiny().ctx, Filter::All).unwrap();
+        // j1: start 0:30 floored to 0:00; minutes 0, 1, 2 (2:00 < 2:30); m1 gpu1 = 10, NA, 30
+        // (the NA minute gives nothing; minute 3 = 99 is past the end).
+        assert_eq!(values(&s, "Pass", 1), vec![(10.0, 1), (30.0, 1)]);
+        // j2 attempt 0: minute 1 only (1:00 < 2:00), m2 gpus 0 and 1 = 50, 70; attempt 1 has no start.
+        assert_eq!(values(&s, "Killed", 4), vec![(50.0, 1), (70.0, 1)]);
+        // j3 runs from 0 to 2 days + 2 min across the window boundary: m3 gpu7 rows at
+        // 2d-1min, 2d, 2d+1min count once each (1, 2, 3); 2d+2min is not < end; minute 0 gives 0.0.
+        assert_eq!(values(&s, "Failed", 8), vec![(0.0, 1), (1.0, 1), (2.0, 1), (3.0, 1)]);
+        // j4 (8 GPUs on 2 machines), minute 0: m1 gpu0 is NA, m2 gpu2 = 6.
+        assert_eq!(values(&s, "Pass", 8), vec![(6.0, 1)]);
+    }
+
+    #[test]
+    fn dedicated_keeps_large_jobs_on_at_most_gpus_over_8_servers() {
+        let s = samples(&tiny().ctx, Filter::Dedicated).unwrap();
+        // j3: 8 GPUs on 1 server, kept; j4: 8 GPUs on 2 servers (2 > 8/8), skipped; j1, j2 too small.
+        assert_eq!(s.keys().cloned().collect::<Vec<_>>(), vec![("Failed".to_string(), 8)]);
+    }
+}
