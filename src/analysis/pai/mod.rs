@@ -1,10 +1,12 @@
 //! Alibaba PAI (NSDI'22 "MLaaS in the Wild"): the owners' notebook cells and the paper-only analyses.
 
+pub mod bins;
 pub mod frames;
+pub mod util;
 pub mod wait;
 
 use super::Analysis;
 
 /// The PAI analyses by theme (one static array per module), in `--list`
 /// order.
-pub static GROUPS: &[&[Analysis]] = &[&wait::ANALYSES];
+pub static GROUPS: &[&[Analysis]] = &[&wait::ANALYSES, &util::ANALYSES];
