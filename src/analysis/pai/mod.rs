@@ -1,7 +1,9 @@
 //! Alibaba PAI (NSDI'22 "MLaaS in the Wild"): the owners' notebook cells and the paper-only analyses.
 
 pub mod bins;
+pub mod capacity;
 pub mod frames;
+pub mod mix;
 pub mod util;
 pub mod wait;
 
@@ -9,4 +11,4 @@ use super::Analysis;
 
 /// The PAI analyses by theme (one static array per module), in `--list`
 /// order.
-pub static GROUPS: &[&[Analysis]] = &[&wait::ANALYSES, &util::ANALYSES];
+pub static GROUPS: &[&[Analysis]] = &[&wait::ANALYSES, &util::ANALYSES, &capacity::ANALYSES, &mix::ANALYSES];
