@@ -26,6 +26,12 @@ pub fn covers_time() -> Expr {
     col("start_time").is_not_null().and(col("end_time").is_not_null()).and(col("end_time").gt(col("start_time")))
 }
 
+/// `e.over(by)` (a window expression; fallible in this Polars version).
+pub fn over(e: Expr, by: &[&str]) -> crate::error::Result<Expr> {
+    e.over(by.iter().map(|c| col(*c)).collect::<Vec<_>>())
+        .map_err(|err| crate::error::Error::polars("window expression", err))
+}
+
 /// numpy-linear quantiles `qs` (ascending) of `v`, reordering `v` in place
 /// (selection, not a full sort: the per-bin sweeps call this 10^5 times).
 pub fn quantiles_in_place(v: &mut [f64], qs: &[f64]) -> Vec<f64> {

@@ -59,9 +59,11 @@ fn placed(store: &Store) -> Result<LazyFrame> {
 fn supply_demand(ctx: &Ctx, _: &Args) -> Result<Output> {
     let spec = ctx.store.scan(&MACHINE_SPEC)?.with_column(class().alias("class"));
     let supply = collect(
-        spec.clone()
-            .group_by([col("class")])
-            .agg([len().cast(DataType::Int64).alias("machines"), col("cap_cpu").sum(), col("cap_gpu").sum()]),
+        spec.clone().group_by([col("class")]).agg([
+            len().cast(DataType::Int64).alias("machines"),
+            col("cap_cpu").sum(),
+            col("cap_gpu").sum(),
+        ]),
         "supply",
     )?;
     let (cpu, gpu) = (col("plan_cpu_pct").fill_null(lit(0.0)), col("plan_gpu_pct").fill_null(lit(0.0)));
@@ -78,28 +80,74 @@ fn supply_demand(ctx: &Ctx, _: &Args) -> Result<Output> {
     let published = [("8-GPU", 12.0, 22.8), ("2-GPU", 38.1, 18.1), ("cluster", 23.2, 21.4)];
     let (sc, sm, scpu, sgpu) =
         (strs(&supply, "class")?, i64s(&supply, "machines")?, f64s(&supply, "cap_cpu")?, f64s(&supply, "cap_gpu")?);
-    let (dc, di, dp, dt) =
-        (strs(&by_class, "class")?, i64s(&by_class, "instances")?, f64s(&by_class, "plain")?, f64s(&by_class, "time_weighted")?);
+    let (dc, di, dp, dt) = (
+        strs(&by_class, "class")?,
+        i64s(&by_class, "instances")?,
+        f64s(&by_class, "plain")?,
+        f64s(&by_class, "time_weighted")?,
+    );
     let mut table = ResultTable::new(&[
-        "class", "machines", "cap_cpu", "cap_gpu", "supply_vcpu_per_gpu", "instances", "demand_plain", "demand_time_weighted",
-        "published_supply", "published_demand",
+        "class",
+        "machines",
+        "cap_cpu",
+        "cap_gpu",
+        "supply_vcpu_per_gpu",
+        "instances",
+        "demand_plain",
+        "demand_time_weighted",
+        "published_supply",
+        "published_demand",
     ]);
     let mut headlines = Vec::new();
     let src = "NSDI'22 Sec 4";
     for (label, ps, pd) in published {
         let pick_s = |i: usize| label == "cluster" || sc[i].as_deref() == Some(label);
         let machines: i64 = (0..sc.len()).filter(|&i| pick_s(i)).map(|i| sm[i].unwrap_or(0)).sum();
-        let (c, g): (f64, f64) = (0..sc.len()).filter(|&i| pick_s(i)).fold((0.0, 0.0), |a, i| (a.0 + scpu[i].unwrap_or(0.0), a.1 + sgpu[i].unwrap_or(0.0)));
+        let (c, g): (f64, f64) = (0..sc.len())
+            .filter(|&i| pick_s(i))
+            .fold((0.0, 0.0), |a, i| (a.0 + scpu[i].unwrap_or(0.0), a.1 + sgpu[i].unwrap_or(0.0)));
         let (n, plain, timed) = if label == "cluster" {
             (scalar(&cluster, "instances")?, scalar(&cluster, "plain")?, scalar(&cluster, "time_weighted")?)
         } else {
             let i = dc.iter().position(|k| k.as_deref() == Some(label));
-            i.map_or((0.0, f64::NAN, f64::NAN), |i| (di[i].unwrap_or(0) as f64, dp[i].unwrap_or(f64::NAN), dt[i].unwrap_or(f64::NAN)))
+            i.map_or((0.0, f64::NAN, f64::NAN), |i| {
+                (di[i].unwrap_or(0) as f64, dp[i].unwrap_or(f64::NAN), dt[i].unwrap_or(f64::NAN))
+            })
         };
-        table.push(vec![label.into(), machines.into(), c.into(), g.into(), (c / g).into(), (n as i64).into(), plain.into(), timed.into(), ps.into(), pd.into()]);
-        headlines.push(Headline::new(&format!("{label} supply"), &format!("{label}: vCPU per GPU supplied"), c / g, "vCPU/GPU").published(ps, src));
-        headlines.push(Headline::new(&format!("{label} demand"), &format!("{label}: vCPU per GPU requested (plain)"), plain, "vCPU/GPU").published(pd, src));
-        headlines.push(Headline::new(&format!("{label} demand time-weighted"), &format!("{label}: vCPU per GPU requested (runtime-weighted)"), timed, "vCPU/GPU").published(pd, src));
+        table.push(vec![
+            label.into(),
+            machines.into(),
+            c.into(),
+            g.into(),
+            (c / g).into(),
+            (n as i64).into(),
+            plain.into(),
+            timed.into(),
+            ps.into(),
+            pd.into(),
+        ]);
+        headlines.push(
+            Headline::new(&format!("{label} supply"), &format!("{label}: vCPU per GPU supplied"), c / g, "vCPU/GPU")
+                .published(ps, src),
+        );
+        headlines.push(
+            Headline::new(
+                &format!("{label} demand"),
+                &format!("{label}: vCPU per GPU requested (plain)"),
+                plain,
+                "vCPU/GPU",
+            )
+            .published(pd, src),
+        );
+        headlines.push(
+            Headline::new(
+                &format!("{label} demand time-weighted"),
+                &format!("{label}: vCPU per GPU requested (runtime-weighted)"),
+                timed,
+                "vCPU/GPU",
+            )
+            .published(pd, src),
+        );
     }
     let definition = "supply = sum(cap_cpu) / sum(cap_gpu) over pai/machine_spec rows of the class (8-GPU: cap_gpu 8, \
                       2-GPU: cap_gpu 2, cluster: all machines including CPU-only). demand = sum(plan_cpu) / sum(plan_gpu) \
@@ -141,21 +189,29 @@ fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
         per_machine
             .clone()
             .with_column(
-                when(group(&WEAK)).then(lit("weak")).when(group(&HIGH_END)).then(lit("high-end")).otherwise(lit("CPU")).alias("tier"),
+                when(group(&WEAK))
+                    .then(lit("weak"))
+                    .when(group(&HIGH_END))
+                    .then(lit("high-end"))
+                    .otherwise(lit("CPU"))
+                    .alias("tier"),
             )
             .group_by([col("machine_type"), col("tier")])
-            .agg([
-                len().cast(DataType::Int64).alias("machines"),
-                col("cpu_alloc").mean(),
-                col("gpu_alloc").mean(),
-            ])
+            .agg([len().cast(DataType::Int64).alias("machines"), col("cpu_alloc").mean(), col("gpu_alloc").mean()])
             .sort(["machine_type"], SortMultipleOptions::default()),
         "allocation by type",
     )?;
     let tiers = collect(
         per_machine
             .clone()
-            .with_column(when(group(&WEAK)).then(lit("weak")).when(group(&HIGH_END)).then(lit("high-end")).otherwise(lit("CPU")).alias("tier"))
+            .with_column(
+                when(group(&WEAK))
+                    .then(lit("weak"))
+                    .when(group(&HIGH_END))
+                    .then(lit("high-end"))
+                    .otherwise(lit("CPU"))
+                    .alias("tier"),
+            )
             .group_by([col("tier")])
             .agg([col("cpu_alloc").mean(), col("gpu_alloc").mean()]),
         "allocation by tier",
@@ -178,10 +234,14 @@ fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
     };
     let src = "NSDI'22 Sec 4";
     let headlines = vec![
-        Headline::new("weak cpu", "weak-GPU machines: CPU allocated", tier("weak", "cpu_alloc")?, "%").published(77.0, src),
-        Headline::new("weak gpu", "weak-GPU machines: GPU allocated", tier("weak", "gpu_alloc")?, "%").published(74.0, src),
-        Headline::new("high-end cpu", "high-end machines: CPU allocated", tier("high-end", "cpu_alloc")?, "%").published(35.0, src),
-        Headline::new("high-end gpu", "high-end machines: GPU allocated", tier("high-end", "gpu_alloc")?, "%").published(49.0, src),
+        Headline::new("weak cpu", "weak-GPU machines: CPU allocated", tier("weak", "cpu_alloc")?, "%")
+            .published(77.0, src),
+        Headline::new("weak gpu", "weak-GPU machines: GPU allocated", tier("weak", "gpu_alloc")?, "%")
+            .published(74.0, src),
+        Headline::new("high-end cpu", "high-end machines: CPU allocated", tier("high-end", "cpu_alloc")?, "%")
+            .published(35.0, src),
+        Headline::new("high-end gpu", "high-end machines: GPU allocated", tier("high-end", "gpu_alloc")?, "%")
+            .published(49.0, src),
     ];
     let matrix = v100_matrix(inst, bin_s)?;
     let definition = format!(
@@ -202,7 +262,10 @@ fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
 fn v100_matrix(inst: LazyFrame, bin_s: i64) -> Result<ResultTable> {
     let bin_us = bin_s * 1_000_000;
     let v = inst.filter(col("machine_type").eq(lit("V100")));
-    let window = collect(v.clone().select([col("start_time").min().alias("t0"), col("end_time").max().alias("t1")]), "v100 window")?;
+    let window = collect(
+        v.clone().select([col("start_time").min().alias("t0"), col("end_time").max().alias("t1")]),
+        "v100 window",
+    )?;
     let cells = v
         .clone()
         .with_columns([first_bin(col("start_time"), bin_s).alias("b0"), end_bin(col("end_time"), bin_s).alias("b1")])
@@ -221,7 +284,10 @@ fn v100_matrix(inst: LazyFrame, bin_s: i64) -> Result<ResultTable> {
             .alias("share"),
         )
         .group_by([col("machine"), col("bin")])
-        .agg([(col("plan_gpu_pct").fill_null(lit(0.0)) / lit(100.0) * col("share")).sum().alias("gpus"), col("cap_gpu").first()]);
+        .agg([
+            (col("plan_gpu_pct").fill_null(lit(0.0)) / lit(100.0) * col("share")).sum().alias("gpus"),
+            col("cap_gpu").first(),
+        ]);
     let (b0, b1) = match (i64s(&window, "t0")?[0], i64s(&window, "t1")?[0]) {
         (Some(a), Some(b)) => (a.div_euclid(bin_us), (b - 1).div_euclid(bin_us) + 1),
         _ => return Ok(ResultTable::new(&["machine", "bin_start", "value"])),
@@ -232,10 +298,17 @@ fn v100_matrix(inst: LazyFrame, bin_s: i64) -> Result<ResultTable> {
         .map_err(|e| crate::error::Error::polars("v100 bins", e))?;
     let grid = machines
         .cross_join(bins.lazy(), None)
-        .join(cells.drop(cols(["cap_gpu"])), [col("machine"), col("bin")], [col("machine"), col("bin")], JoinArgs::new(JoinType::Left))
+        .join(
+            cells.drop(cols(["cap_gpu"])),
+            [col("machine"), col("bin")],
+            [col("machine"), col("bin")],
+            JoinArgs::new(JoinType::Left),
+        )
         .select([
             col("machine"),
-            (col("bin") * lit(bin_us)).cast(DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))).alias("bin_start"),
+            (col("bin") * lit(bin_us))
+                .cast(DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC)))
+                .alias("bin_start"),
             (col("gpus").fill_null(lit(0.0)) / col("cap_gpu").cast(DataType::Float64) * lit(100.0)).alias("value"),
         ])
         .sort(["machine", "bin_start"], SortMultipleOptions::default());

@@ -19,7 +19,12 @@ pub static ANALYSES: [Analysis; 3] = [
         mirrors: "NSDI'22 Sec 5 (paper only)",
         summary: "share of tasks whose group recurs at least min-group times; CDF of group sizes",
         params: &[
-            Param { name: "min-group", default: "5", doc: "a group recurs when it has at least this many tasks", choices: &[] },
+            Param {
+                name: "min-group",
+                default: "5",
+                doc: "a group recurs when it has at least this many tasks",
+                choices: &[],
+            },
             Param {
                 name: "untagged",
                 default: "user",
@@ -79,11 +84,21 @@ fn recurrence(ctx: &Ctx, args: &Args) -> Result<Output> {
     out.dists("group-size", "tasks per group", vec![("groups".into(), size_dist)]).headlines(
         "recurrence",
         vec![
-            Headline::new("recurring_tasks", &format!("tasks whose group has >= {min} tasks"), 100.0 * recurring / tasks, "%")
-                .published(65.0, "NSDI'22 Sec 5"),
+            Headline::new(
+                "recurring_tasks",
+                &format!("tasks whose group has >= {min} tasks"),
+                100.0 * recurring / tasks,
+                "%",
+            )
+            .published(65.0, "NSDI'22 Sec 5"),
             Headline::new("tasks", "tasks", tasks, "tasks"),
             Headline::new("groups", "groups", get("groups")?, "groups"),
-            Headline::new("recurring_groups", &format!("groups with >= {min} tasks"), get("recurring_groups")?, "groups"),
+            Headline::new(
+                "recurring_groups",
+                &format!("groups with >= {min} tasks"),
+                get("recurring_groups")?,
+                "groups",
+            ),
         ],
     );
     Ok(out)
@@ -94,10 +109,9 @@ pub const NLP: [&str; 3] = ["bert", "nmt", "xlnet"];
 
 fn workloads(ctx: &Ctx, _: &Args) -> Result<Output> {
     let wl = || col("workload").fill_null(lit("(untagged)"));
-    let tasks = frames::tasks(&ctx.store)?.group_by([wl().alias("workload")]).agg([
-        len().cast(DataType::Int64).alias("tasks"),
-        col("inst_num").max().alias("max_inst_num"),
-    ]);
+    let tasks = frames::tasks(&ctx.store)?
+        .group_by([wl().alias("workload")])
+        .agg([len().cast(DataType::Int64).alias("tasks"), col("inst_num").max().alias("max_inst_num")]);
     let inst = frames::instances(&ctx.store)?.group_by([wl().alias("workload")]).agg([
         len().cast(DataType::Int64).alias("instances"),
         (col("plan_gpu_pct") / lit(100.0)).mean().alias("gpu_request"),
@@ -123,8 +137,17 @@ fn workloads(ctx: &Ctx, _: &Args) -> Result<Output> {
     let values: Vec<Vec<Option<f64>>> = cols.iter().map(|c| f64s(&df, c)).collect::<Result<_>>()?;
     let (max_inst, sensor) = (i64s(&df, "max_inst_num")?, i64s(&df, "with_sensor")?);
     let mut table = ResultTable::new(&[
-        "workload", "tasks", "task_share_pct", "instances", "instance_share_pct", "instances_with_sensor",
-        "gpu_request_mean", "gpu_used_mean", "cpu_request_mean", "cpu_used_mean", "max_inst_num",
+        "workload",
+        "tasks",
+        "task_share_pct",
+        "instances",
+        "instance_share_pct",
+        "instances_with_sensor",
+        "gpu_request_mean",
+        "gpu_used_mean",
+        "cpu_request_mean",
+        "cpu_used_mean",
+        "max_inst_num",
     ]);
     let share = |n: Option<i64>, all: i64| 100.0 * n.unwrap_or(0) as f64 / all as f64;
     for (i, name) in names.iter().enumerate() {
@@ -135,7 +158,12 @@ fn workloads(ctx: &Ctx, _: &Args) -> Result<Output> {
         table.push(row);
     }
     let pick = |set: &[&str], counts: &[Option<i64>], all: i64| -> f64 {
-        let n: i64 = names.iter().zip(counts).filter(|(k, _)| set.contains(&k.as_deref().unwrap_or(""))).map(|p| p.1.unwrap_or(0)).sum();
+        let n: i64 = names
+            .iter()
+            .zip(counts)
+            .filter(|(k, _)| set.contains(&k.as_deref().unwrap_or("")))
+            .map(|p| p.1.unwrap_or(0))
+            .sum();
         100.0 * n as f64 / all as f64
     };
     let rl_max = names.iter().zip(&max_inst).find(|p| p.0.as_deref() == Some("rl")).and_then(|p| *p.1).unwrap_or(0);
@@ -143,9 +171,17 @@ fn workloads(ctx: &Ctx, _: &Args) -> Result<Output> {
     let headlines = vec![
         Headline::new("nlp_tasks", "NLP tasks (bert, nmt, xlnet)", pick(&NLP, &nt, all_t), "%").published(6.4, src),
         Headline::new("ctr_tasks", "CTR tasks", pick(&["ctr"], &nt, all_t), "%").published(6.7, src),
-        Headline::new("gnn_instances", "GNN instances (graphlearn)", pick(&["graphlearn"], &ni, all_i), "%").published(2.0, src),
-        Headline::new("rl_max_gang", "largest RL task (instances)", rl_max as f64, "instances").published(1000.0, &format!("{src}: \"more than 1000\"")),
-        Headline::new("tagged_instances", "instances with a workload tag", 100.0 - pick(&["(untagged)"], &ni, all_i), "%").published(9.0, src),
+        Headline::new("gnn_instances", "GNN instances (graphlearn)", pick(&["graphlearn"], &ni, all_i), "%")
+            .published(2.0, src),
+        Headline::new("rl_max_gang", "largest RL task (instances)", rl_max as f64, "instances")
+            .published(1000.0, &format!("{src}: \"more than 1000\"")),
+        Headline::new(
+            "tagged_instances",
+            "instances with a workload tag",
+            100.0 - pick(&["(untagged)"], &ni, all_i),
+            "%",
+        )
+        .published(9.0, src),
     ];
     let definition = "workload = pai/group_tag workload of the job's inst_id ((untagged) when missing). tasks: dfa rows \
                       (tasks with a job and instance rows), share of all dfa tasks; instances: dfw rows (one per worker); \
@@ -174,10 +210,17 @@ fn gang(ctx: &Ctx, _: &Args) -> Result<Output> {
     let v = |c: &str| scalar(&df, c);
     let src = "NSDI'22 Sec 3";
     let headlines = vec![
-        Headline::new("gang_instances", "instances in gang tasks (inst_num >= 2)", 100.0 * v("gang_instances")? / v("instances")?, "%")
-            .published(85.0, src),
-        Headline::new("gang_gpu_demand", "GPU demand of gang tasks", 100.0 * v("gang_gpus")? / v("gpus")?, "%").published(79.0, src),
-        Headline::new("gpu_type_spec", "tasks that name a GPU type", 100.0 * v("spec_tasks")? / v("tasks")?, "%").published(6.0, src),
+        Headline::new(
+            "gang_instances",
+            "instances in gang tasks (inst_num >= 2)",
+            100.0 * v("gang_instances")? / v("instances")?,
+            "%",
+        )
+        .published(85.0, src),
+        Headline::new("gang_gpu_demand", "GPU demand of gang tasks", 100.0 * v("gang_gpus")? / v("gpus")?, "%")
+            .published(79.0, src),
+        Headline::new("gpu_type_spec", "tasks that name a GPU type", 100.0 * v("spec_tasks")? / v("tasks")?, "%")
+            .published(6.0, src),
     ];
     let definition = "dfa (tasks with a job and instance rows). instances = sum of inst_num (notebook A2); gang task = \
                       inst_num >= 2; GPU demand = sum of inst_num * plan_gpu / 100 (plan per instance, issue #129; null \

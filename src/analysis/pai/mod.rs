@@ -2,8 +2,11 @@
 
 pub mod bins;
 pub mod capacity;
+pub mod contention;
 pub mod frames;
 pub mod mix;
+pub mod sharing;
+pub mod tails;
 pub mod util;
 pub mod wait;
 
@@ -11,4 +14,12 @@ use super::Analysis;
 
 /// The PAI analyses by theme (one static array per module), in `--list`
 /// order.
-pub static GROUPS: &[&[Analysis]] = &[&wait::ANALYSES, &util::ANALYSES, &capacity::ANALYSES, &mix::ANALYSES];
+pub static GROUPS: &[&[Analysis]] = &[
+    &wait::ANALYSES,
+    &util::ANALYSES,
+    &capacity::ANALYSES,
+    &mix::ANALYSES,
+    &contention::ANALYSES,
+    &tails::ANALYSES,
+    &sharing::ANALYSES,
+];

@@ -108,10 +108,9 @@ fn machines(store: &Store, misc: f64) -> Result<(LazyFrame, Vec<Option<Machine>>
 /// Change events of two values per (machine idx, bin): columns idx, bin,
 /// s0, n0, s1, n1 (sums and non-null counts), sorted by bin.
 fn events(rows: LazyFrame, spec: LazyFrame, bin_s: i64, what: &str) -> Result<DataFrame> {
-    let rows = rows.filter(covers_time()).with_columns([
-        first_bin(col("start_time"), bin_s).alias("b0"),
-        end_bin(col("end_time"), bin_s).alias("b1"),
-    ]);
+    let rows = rows
+        .filter(covers_time())
+        .with_columns([first_bin(col("start_time"), bin_s).alias("b0"), end_bin(col("end_time"), bin_s).alias("b1")]);
     let side = |at: &str, sign: f64| {
         let mut e = vec![col("machine"), col(at).alias("bin")];
         for v in ["v0", "v1"] {
@@ -241,7 +240,11 @@ fn machine_util(ctx: &Ctx, args: &Args) -> Result<Output> {
     let sweep = Sweep { machines: &list, active: &active, idle_zero, bins };
     let mean = sweep.run(&metric_ev, |_, _, s, n| s / n as f64)?;
     let mem = sweep.run(&sensor_ev, |m, k, s, _| if k == 0 { 100.0 * s / m.cap_mem } else { 100.0 * s / m.gpu_mem })?;
-    let mut out = Output::new("pai.machine-util", "Machine utilization over time, P50/P90 by machine class", definition(bin_s, args));
+    let mut out = Output::new(
+        "pai.machine-util",
+        "Machine utilization over time, P50/P90 by machine class",
+        definition(bin_s, args),
+    );
     let mut headlines = Vec::new();
     for (k, metric) in METRICS.iter().enumerate() {
         let src = if k < 2 { &mean } else { &mem };
@@ -271,12 +274,33 @@ fn metric_headlines(metric: &str, series: &[(String, Dist)]) -> Vec<Headline> {
         let class = label.trim_end_matches(" P90");
         match metric {
             "gpu" => {
-                h.push(Headline::new(&format!("{class} gpu p90 min"), &format!("{label} GPU util, lowest bin"), d.min(), "%").published(40.0, src));
-                h.push(Headline::new(&format!("{class} gpu p90 max"), &format!("{label} GPU util, highest bin"), d.max(), "%").published(100.0, src));
+                h.push(
+                    Headline::new(
+                        &format!("{class} gpu p90 min"),
+                        &format!("{label} GPU util, lowest bin"),
+                        d.min(),
+                        "%",
+                    )
+                    .published(40.0, src),
+                );
+                h.push(
+                    Headline::new(
+                        &format!("{class} gpu p90 max"),
+                        &format!("{label} GPU util, highest bin"),
+                        d.max(),
+                        "%",
+                    )
+                    .published(100.0, src),
+                );
             }
             "mem" | "gpu-mem" => h.push(
-                Headline::new(&format!("{class} {metric} p90 under 60"), &format!("bins with {label} {metric} util < 60 %"), 100.0 * (1.0 - d.share_above(60.0) - share_eq(d, 60.0)), "%")
-                    .published(100.0, &format!("{src}: \"almost always\"")),
+                Headline::new(
+                    &format!("{class} {metric} p90 under 60"),
+                    &format!("bins with {label} {metric} util < 60 %"),
+                    100.0 * (1.0 - d.share_above(60.0) - share_eq(d, 60.0)),
+                    "%",
+                )
+                .published(100.0, &format!("{src}: \"almost always\"")),
             ),
             _ => {}
         }
