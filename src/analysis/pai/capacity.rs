@@ -320,3 +320,81 @@ fn v100_matrix(inst: LazyFrame, bin_s: i64) -> Result<ResultTable> {
     }
     Ok(table)
 }
+
+#[cfg(test)]
+mod tests {
+    use polars::df;
+
+    use super::super::super::testkit;
+    use super::*;
+    use crate::analysis::Body;
+    use crate::schema::pai::{GROUP_TAG, INSTANCE, TASK};
+
+    /// Machines e (V100, 96 vCPU, 8 GPUs), t (T4, 64 vCPU, 2 GPUs), c
+    /// (CPU-only, 96 vCPU). Instances: e1 on e [0,1000) plan 1200 % CPU,
+    /// 100 % GPU; e2 on e [0,500) 300 %, 50 %; c1 on c [0,1000) 400 %, no GPU.
+    fn tiny() -> testkit::TinyStore {
+        testkit::store(vec![
+            (&GROUP_TAG, DataFrame::empty()),
+            (
+                &MACHINE_SPEC,
+                df!("machine" => ["e", "t", "c"], "gpu_type" => ["V100", "T4", "CPU"], "cap_cpu" => [96i64, 64, 96],
+                    "cap_mem_gib" => [512i64; 3], "cap_gpu" => [8i64, 2, 0])
+                .unwrap(),
+            ),
+            (
+                &TASK,
+                df!("job_name" => ["j"; 3], "task_name" => ["a", "b", "c"], "inst_num" => [1i64; 3], "status" => ["Terminated"; 3],
+                    "plan_cpu_pct" => [Some(1200.0), Some(300.0), Some(400.0)], "plan_gpu_pct" => [Some(100.0), Some(50.0), None])
+                .unwrap(),
+            ),
+            (
+                &INSTANCE,
+                df!("job_name" => ["j"; 3], "task_name" => ["a", "b", "c"], "inst_name" => ["x", "y", "z"],
+                    "worker_name" => ["e1", "e2", "c1"], "inst_id" => ["i"; 3], "status" => ["Terminated"; 3],
+                    "start_time" => [0i64, 0, 0], "end_time" => [1000i64, 500, 1000], "machine" => ["e", "e", "c"],
+                    "run_s" => [1000.0, 500.0, 1000.0])
+                .unwrap(),
+            ),
+        ])
+    }
+
+    fn cell(t: &ResultTable, row: &str, column: &str) -> f64 {
+        let i = t.rows.iter().position(|r| r[0] == row.into()).unwrap();
+        t.column(column).unwrap()[i].as_f64().unwrap()
+    }
+
+    /// Supply: 8-GPU 96/8 = 12, 2-GPU 64/2 = 32, cluster 256/10 = 25.6.
+    /// Demand on e: plain (1200 + 300) / (100 + 50) = 10; runtime-weighted
+    /// (1200*1000 + 300*500) / (100*1000 + 50*500) = 1.35e6 / 1.25e5 = 10.8.
+    /// Cluster adds c1: plain 1900/150; weighted 1.75e6 / 1.25e5 = 14.
+    #[test]
+    fn supply_and_demand_by_hand() {
+        let t = tiny();
+        let out = ANALYSES[0].run(&t.ctx, &[]).unwrap();
+        let Body::Table(r) = &out.part("ratios").unwrap().body else { panic!() };
+        assert_eq!(cell(r, "8-GPU", "supply_vcpu_per_gpu"), 12.0);
+        assert_eq!(cell(r, "2-GPU", "supply_vcpu_per_gpu"), 32.0);
+        assert!((cell(r, "cluster", "supply_vcpu_per_gpu") - 25.6).abs() < 1e-12);
+        assert_eq!(cell(r, "8-GPU", "demand_plain"), 10.0);
+        assert!((cell(r, "8-GPU", "demand_time_weighted") - 10.8).abs() < 1e-12);
+        assert!((cell(r, "cluster", "demand_plain") - 1900.0 / 150.0).abs() < 1e-12);
+        assert!((cell(r, "cluster", "demand_time_weighted") - 14.0).abs() < 1e-12);
+    }
+
+    /// Window [0, 1000). e: GPU (1*1000 + 0.5*500) / (8*1000) = 15.625 %,
+    /// CPU (12*1000 + 3*500) / (96*1000) = 14.0625 %. V100 matrix with
+    /// 500 s bins: bin 0 (1 + 0.5) / 8 = 18.75 %, bin 1 1/8 = 12.5 %.
+    #[test]
+    fn allocation_by_hand() {
+        let t = tiny();
+        let out = ANALYSES[1].run(&t.ctx, &[("bin".into(), "500s".into())]).unwrap();
+        let Body::Table(by) = &out.part("by-type").unwrap().body else { panic!() };
+        assert_eq!(cell(by, "V100", "gpu_alloc_pct"), 15.625);
+        assert_eq!(cell(by, "V100", "cpu_alloc_pct"), 14.0625);
+        assert!((cell(by, "CPU", "cpu_alloc_pct") - 100.0 * 4.0 / 96.0).abs() < 1e-12);
+        let Body::Table(m) = &out.part("v100-load").unwrap().body else { panic!() };
+        let v: Vec<f64> = m.column("value").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
+        assert_eq!(v, vec![18.75, 12.5]);
+    }
+}

@@ -183,3 +183,51 @@ fn corr_row(metric: &str, method: &str, c: &Correlation) -> Vec<super::super::Ce
         c.p_value.into(),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use polars::df;
+
+    use super::super::super::testkit;
+    use super::*;
+    use crate::schema::pai::{GROUP_TAG, INSTANCE, JOB, MACHINE_METRIC, TASK};
+
+    /// Group g: five instances with runtimes 10, 20, 30, 40, 100 (median
+    /// 30): slowdowns 1/3, 2/3, 1, 4/3, 10/3 -> accelerated, accelerated,
+    /// normal, delayed, delayed. machine_cpu 10, 30, 50, 20, 40: above 24 %
+    /// are 1 of 2 accelerated, 1 of 2 delayed, 1 of 1 normal. Group h has
+    /// four instances only and is left out.
+    #[test]
+    fn slowdown_classes_by_hand() {
+        let n = 9;
+        let workers: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+        let jobs: Vec<&str> = (0..n).map(|i| if i < 5 { "a" } else { "b" }).collect();
+        let ids: Vec<&str> = (0..n).map(|i| if i < 5 { "ia" } else { "ib" }).collect();
+        let t = testkit::store(vec![
+            (&TASK, DataFrame::empty()),
+            (&JOB, df!("job_name" => ["a", "b"], "inst_id" => ["ia", "ib"], "user" => ["u", "u"], "status" => ["Terminated"; 2]).unwrap()),
+            (
+                &INSTANCE,
+                df!("job_name" => &jobs, "task_name" => vec!["t"; n], "inst_name" => &workers, "worker_name" => &workers,
+                    "inst_id" => &ids, "status" => vec!["Terminated"; n], "run_s" => [10.0, 20.0, 30.0, 40.0, 100.0, 1.0, 2.0, 3.0, 4.0])
+                .unwrap(),
+            ),
+            (&GROUP_TAG, df!("inst_id" => ["ia", "ib"], "user" => ["u", "u"], "group" => ["g", "h"]).unwrap()),
+            (
+                &MACHINE_METRIC,
+                df!("worker_name" => &workers, "machine" => vec!["m"; n],
+                    "machine_cpu_pct" => [10.0, 30.0, 50.0, 20.0, 40.0, 90.0, 90.0, 90.0, 90.0])
+                .unwrap(),
+            ),
+        ]);
+        let out = ANALYSES[0].run(&t.ctx, &[]).unwrap();
+        let crate::analysis::Body::Table(classes) = &out.part("classes").unwrap().body else { panic!() };
+        let n: Vec<f64> = classes.column("instances").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
+        let busy: Vec<f64> = classes.column("busy_share_pct").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
+        assert_eq!(n, vec![2.0, 1.0, 2.0]);
+        assert_eq!(busy, vec![50.0, 100.0, 50.0]);
+        let crate::analysis::Body::Dists { series, .. } = &out.part("slowdown").unwrap().body else { panic!() };
+        assert_eq!(series[0].1.n(), 5);
+        assert!((series[0].1.max() - 10.0 / 3.0).abs() < 1e-12);
+    }
+}

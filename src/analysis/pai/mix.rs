@@ -229,3 +229,67 @@ fn gang(ctx: &Ctx, _: &Args) -> Result<Output> {
     out.headlines("shares", headlines);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use polars::df;
+
+    use super::super::super::testkit;
+    use super::*;
+    use crate::schema::pai::{GROUP_TAG, INSTANCE, JOB, TASK};
+
+    /// Jobs a (u, tag g1, names V100), b (u, tag g1), c (v, untagged), one
+    /// task each with one instance row: a/t inst_num 3 plan_gpu 100, b/t 1 x
+    /// 50, c/t 1 x 200.
+    fn tiny() -> testkit::TinyStore {
+        testkit::store(vec![
+            (&JOB, df!("job_name" => ["a", "b", "c"], "inst_id" => ["i1", "i2", "i3"], "user" => ["u", "u", "v"], "status" => ["Terminated"; 3]).unwrap()),
+            (
+                &TASK,
+                df!("job_name" => ["a", "b", "c"], "task_name" => ["t"; 3], "inst_num" => [3i64, 1, 1], "status" => ["Terminated"; 3],
+                    "plan_gpu_pct" => [100.0, 50.0, 200.0])
+                .unwrap(),
+            ),
+            (
+                &INSTANCE,
+                df!("job_name" => ["a", "b", "c"], "task_name" => ["t"; 3], "inst_name" => ["x", "y", "z"], "worker_name" => ["w1", "w2", "w3"],
+                    "inst_id" => ["i1", "i2", "i3"], "status" => ["Terminated"; 3])
+                .unwrap(),
+            ),
+            (
+                &GROUP_TAG,
+                df!("inst_id" => ["i1", "i2", "i3"], "user" => ["u", "u", "v"], "group" => [Some("g1"), Some("g1"), None],
+                    "gpu_type_spec" => [Some("V100"), None, None])
+                .unwrap(),
+            ),
+        ])
+    }
+
+    fn headline(out: &Output, key: &str) -> f64 {
+        out.all_headlines().find(|h| h.key == key).unwrap().value
+    }
+
+    /// Instances 3 + 1 + 1 = 5, in gang tasks 3: 60 %. GPUs 3*1 + 0.5 + 2 =
+    /// 5.5, gang 3: 300/5.5 %. One of three tasks names a type.
+    #[test]
+    fn gang_and_constraint_shares_by_hand() {
+        let t = tiny();
+        let out = ANALYSES[2].run(&t.ctx, &[]).unwrap();
+        assert!((headline(&out, "gang_instances") - 60.0).abs() < 1e-12);
+        assert!((headline(&out, "gang_gpu_demand") - 300.0 / 5.5).abs() < 1e-12);
+        assert!((headline(&out, "gpu_type_spec") - 100.0 / 3.0).abs() < 1e-12);
+    }
+
+    /// Groups g1 (a, b) and v (c, untagged -> user): with min-group 2, two of
+    /// three tasks recur; dropping untagged tasks leaves g1 only (100 %).
+    #[test]
+    fn recurrence_by_hand() {
+        let t = tiny();
+        let p = |k: &str, v: &str| (k.to_string(), v.to_string());
+        let out = ANALYSES[0].run(&t.ctx, &[p("min-group", "2")]).unwrap();
+        assert!((headline(&out, "recurring_tasks") - 200.0 / 3.0).abs() < 1e-12);
+        assert_eq!(headline(&out, "groups"), 2.0);
+        let out = ANALYSES[0].run(&t.ctx, &[p("min-group", "2"), p("untagged", "drop")]).unwrap();
+        assert_eq!(headline(&out, "recurring_tasks"), 100.0);
+    }
+}

@@ -180,3 +180,51 @@ fn gpu_sharing(ctx: &Ctx, args: &Args) -> Result<Output> {
         .headlines("fig9", headlines);
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use polars::df;
+
+    use super::super::super::testkit;
+    use super::*;
+    use crate::schema::pai::{GROUP_TAG, INSTANCE, MACHINE_SPEC, SENSOR, TASK};
+
+    /// Bins of 100 s on machine m. w1 on gpu0 [0,200) plan 50 util 60; w2 on
+    /// gpu0 [100,200) plan 50 util 40; w3 on gpu1 [0,100) plan 200 util 100.
+    /// Bin 0: occupied {gpu0, gpu1} = 2, needed 1 + 2 = 3. Bin 1: occupied 1,
+    /// needed 2. Saving = 1 - 3/5 = 40 %. Per-GPU util: gpu0 60 then 100
+    /// (two instances), gpu1 100/2 = 50: 1 of 3 GPU-bins hot, and shared.
+    #[test]
+    fn occupied_vs_needed_by_hand() {
+        let t = testkit::store(vec![
+            (&MACHINE_SPEC, DataFrame::empty()),
+            (&GROUP_TAG, DataFrame::empty()),
+            (
+                &TASK,
+                df!("job_name" => ["j", "j"], "task_name" => ["s", "m"], "inst_num" => [2i64, 1], "status" => ["Terminated"; 2],
+                    "plan_gpu_pct" => [50.0, 200.0])
+                .unwrap(),
+            ),
+            (
+                &INSTANCE,
+                df!("job_name" => ["j"; 3], "task_name" => ["s", "s", "m"], "inst_name" => ["a", "b", "c"],
+                    "worker_name" => ["w1", "w2", "w3"], "inst_id" => ["i"; 3], "status" => ["Terminated"; 3],
+                    "start_time" => [0i64, 100, 0], "end_time" => [200i64, 200, 100], "machine" => ["m"; 3])
+                .unwrap(),
+            ),
+            (
+                &SENSOR,
+                df!("job_name" => ["j"; 3], "task_name" => ["s", "s", "m"], "worker_name" => ["w1", "w2", "w3"], "inst_id" => ["i"; 3],
+                    "machine" => ["m"; 3], "gpu_name" => ["gpu0", "gpu0", "gpu1"], "gpu_wrk_util_pct" => [60.0, 40.0, 100.0])
+                .unwrap(),
+            ),
+        ]);
+        let out = ANALYSES[0].run(&t.ctx, &[("bin".into(), "100s".into())]).unwrap();
+        let h = |k: &str| out.all_headlines().find(|h| h.key == k).unwrap().value;
+        assert!((h("saving") - 40.0).abs() < 1e-12);
+        assert!((h("hot") - 100.0 / 3.0).abs() < 1e-12);
+        assert_eq!(h("hot_shared_of_hot"), 100.0);
+        let crate::analysis::Body::Dists { series, .. } = &out.part("ratio").unwrap().body else { panic!() };
+        assert_eq!(series[0].1.values(), &[50.0, 200.0 / 3.0]);
+    }
+}

@@ -211,3 +211,28 @@ fn lorenz_of(d: &Dist) -> Vec<(f64, f64)> {
         d.values().iter().zip(d.counts()).flat_map(|(v, &c)| std::iter::repeat_n(*v, c as usize)).collect();
     lorenz(&samples)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [1, 1, 2, 6]: the top ceil(5 % of 4) = 1 sample holds 6 of 10; Gini =
+    /// sum (2i - 5) x_(i) / (4 * 10) = (-3 - 1 + 2 + 18) / 40 = 0.4, the same
+    /// as stats::gini on the expanded samples.
+    #[test]
+    fn top_share_and_gini_by_hand() {
+        let d = Dist::from_samples(vec![6.0, 1.0, 2.0, 1.0]);
+        assert_eq!(top_share(&d, 0.05), 0.6);
+        assert_eq!(top_share(&d, 0.5), 0.8);
+        assert!((gini_of(&d) - 0.4).abs() < 1e-12);
+        assert!((gini_of(&d) - crate::stats::gini(&[1.0, 1.0, 2.0, 6.0])).abs() < 1e-12);
+    }
+
+    #[test]
+    fn hill_k_accepts_a_percentage_or_sqrt() {
+        assert_eq!(hill_k("1%", 1000).unwrap(), 10);
+        assert_eq!(hill_k("sqrt", 100).unwrap(), 10);
+        assert_eq!(hill_k("1%", 50).unwrap(), 1);
+        assert!(hill_k("ten", 100).is_err());
+    }
+}

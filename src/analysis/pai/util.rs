@@ -330,3 +330,75 @@ fn definition(bin_s: i64, args: &Args) -> String {
         if args.str("idle") == "zero" { "counts as 0 %" } else { "is left out" }
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use polars::df;
+
+    use super::super::super::testkit;
+    use super::*;
+    use crate::analysis::Body;
+    use crate::schema::pai::{INSTANCE, MACHINE_METRIC, MACHINE_SPEC, SENSOR};
+
+    /// Bins of 100 s. 2-GPU machines a (T4, 100 GiB) and b (T4), 8-GPU
+    /// machine c (V100). Metric rows: a [0,200) gpu 10, a [100,300) gpu 30,
+    /// b [0,300) gpu 0, c [0,100) gpu 50. Sensor row of worker w on a,
+    /// [0,100): mem 50 GiB, GPU mem 8 GiB.
+    fn tiny() -> testkit::TinyStore {
+        testkit::store(vec![
+            (
+                &MACHINE_SPEC,
+                df!("machine" => ["a", "b", "c"], "gpu_type" => ["T4", "T4", "V100"], "cap_cpu" => [96i64; 3],
+                    "cap_mem_gib" => [100i64, 100, 200], "cap_gpu" => [2i64, 2, 8])
+                .unwrap(),
+            ),
+            (
+                &MACHINE_METRIC,
+                df!("worker_name" => ["w", "x", "y", "z"], "machine" => ["a", "a", "b", "c"],
+                    "start_time" => [0i64, 100, 0, 0], "end_time" => [200i64, 300, 300, 100],
+                    "machine_gpu_pct" => [10.0, 30.0, 0.0, 50.0], "machine_cpu_pct" => [20.0, 40.0, 0.0, 60.0])
+                .unwrap(),
+            ),
+            (
+                &INSTANCE,
+                df!("job_name" => ["j"], "task_name" => ["t"], "inst_name" => ["i"], "worker_name" => ["w"], "inst_id" => ["i"],
+                    "status" => ["Terminated"], "start_time" => [0i64], "end_time" => [100i64], "machine" => ["a"])
+                .unwrap(),
+            ),
+            (
+                &SENSOR,
+                df!("job_name" => ["j"], "task_name" => ["t"], "worker_name" => ["w"], "inst_id" => ["i"], "machine" => ["a"],
+                    "avg_mem_gib" => [50.0], "avg_gpu_wrk_mem_gib" => [8.0])
+                .unwrap(),
+            ),
+        ])
+    }
+
+    fn series(out: &Output, part: &str, label: &str) -> Vec<f64> {
+        let Body::Dists { series, .. } = &out.part(part).unwrap().body else { panic!() };
+        let d = &series.iter().find(|s| s.0 == label).unwrap().1;
+        d.values().iter().zip(d.counts()).flat_map(|(v, &c)| std::iter::repeat_n(*v, c as usize)).collect()
+    }
+
+    /// a's GPU by bin: 10, mean(10, 30) = 20, 30; b is 0 throughout. P50 of
+    /// two machines {x, 0} = x/2, P90 = 0.9x: bins give 5, 10, 15 and 9, 18,
+    /// 27. c: 50 in bin 0, idle (0) after; absent with idle=absent.
+    /// Memory of a in bin 0: 100 * 50 / 100 = 50 %, P50 with b = 25;
+    /// GPU memory 100 * 8 / (2 * 16) = 25 %, P90 with b = 22.5.
+    #[test]
+    fn per_bin_percentiles_by_hand() {
+        let t = tiny();
+        let bin = [("bin".to_string(), "100s".to_string())];
+        let out = ANALYSES[0].run(&t.ctx, &bin).unwrap();
+        assert_eq!(series(&out, "gpu", "2-GPU P50"), vec![5.0, 10.0, 15.0]);
+        assert_eq!(series(&out, "gpu", "2-GPU P90"), vec![9.0, 18.0, 27.0]);
+        assert_eq!(series(&out, "gpu", "8-GPU P90"), vec![0.0, 0.0, 50.0]);
+        assert_eq!(series(&out, "cpu", "2-GPU P50"), vec![10.0, 15.0, 20.0]);
+        assert_eq!(series(&out, "mem", "2-GPU P50"), vec![0.0, 0.0, 25.0]);
+        assert_eq!(series(&out, "gpu-mem", "2-GPU P90"), vec![0.0, 0.0, 22.5]);
+        let absent = [bin[0].clone(), ("idle".to_string(), "absent".to_string())];
+        let out = ANALYSES[0].run(&t.ctx, &absent).unwrap();
+        assert_eq!(series(&out, "gpu", "8-GPU P90"), vec![50.0]);
+        assert_eq!(series(&out, "mem", "2-GPU P50"), vec![50.0]);
+    }
+}
