@@ -4,6 +4,7 @@
 //! with a second engine (DuckDB, through `tests/crosscheck/*.py`).
 
 mod analyze_pai;
+mod analyze_pai_paper;
 mod analyze_philly;
 mod common;
 mod ingest;
