@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::{python, s, tracelab, tracelab_ok};
+use crate::common::{python, s, sample_store, tracelab, tracelab_ok};
 
 /// Finds the number an address names in an analysis' JSON output (see the
 /// script's docstring for the address forms).
@@ -62,7 +62,7 @@ fn close(a: f64, b: f64) -> bool {
 }
 
 /// Runs every analysis the script covers and compares every number.
-pub fn crosscheck(store: &Path, script: &str) -> usize {
+fn crosscheck(store: &Path, script: &str) -> usize {
     let expected: Value = serde_json::from_str(&python(script, &[s(store)])).expect("script JSON");
     let mut checked = 0;
     let mut failures = Vec::new();
@@ -86,18 +86,9 @@ pub fn crosscheck(store: &Path, script: &str) -> usize {
     checked
 }
 
-/// A store ingested from the bundled samples into a temporary folder.
-pub fn sample_store() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let samples = crate::common::root().join("data-samples");
-    tracelab_ok(&["ingest", s(&samples), "--out", s(dir.path()), "--quiet"]);
-    dir
-}
-
 #[test]
 fn pai_notebook_analyses_agree_with_duckdb_on_the_samples() {
-    let store = sample_store();
-    let checked = crosscheck(store.path(), "tests/crosscheck/analyses_pai.py");
+    let checked = crosscheck(sample_store(), "tests/crosscheck/analyses_pai.py");
     assert!(checked > 80, "only {checked} numbers checked");
 }
 
@@ -115,12 +106,10 @@ fn every_registered_analysis_is_listed_and_unknown_ones_are_usage_errors() {
 #[test]
 fn a_bad_parameter_names_what_the_analysis_takes() {
     let store = sample_store();
-    let (code, _, err) =
-        tracelab(&["analyze", "pai.wait-by-gpu-type", "--store", s(store.path()), "--param", "bin=5m"]);
+    let (code, _, err) = tracelab(&["analyze", "pai.wait-by-gpu-type", "--store", s(store), "--param", "bin=5m"]);
     assert_eq!(code, 2);
     assert!(err.contains("takes: wait=task-to-instance (task-to-instance|job-to-task)"), "{err}");
-    let (code, _, err) =
-        tracelab(&["analyze", "pai.wait-by-gpu-type", "--store", s(store.path()), "--param", "wait=both"]);
+    let (code, _, err) = tracelab(&["analyze", "pai.wait-by-gpu-type", "--store", s(store), "--param", "wait=both"]);
     assert_eq!(code, 2);
     assert!(err.contains("expected one of task-to-instance, job-to-task"), "{err}");
 }

@@ -51,15 +51,13 @@ fn close(a: &Value, b: &Value) -> bool {
 
 #[test]
 fn philly_and_cross_analyses_agree_with_duckdb_on_the_samples() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = tmp.path().join("store");
-    tracelab_ok(&["ingest", s(&root().join("data-samples")), "--out", s(&store), "--quiet"]);
-    let expected: Value = serde_json::from_str(&python("tests/crosscheck/analyses_philly.py", &[s(&store)])).unwrap();
+    let store = sample_store();
+    let expected: Value = serde_json::from_str(&python("tests/crosscheck/analyses_philly.py", &[s(store)])).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
     for (id, keys) in expected.as_object().unwrap() {
         let out: Value =
-            serde_json::from_str(&tracelab_ok(&["analyze", id, "--store", s(&store), "--format", "json"])).unwrap();
+            serde_json::from_str(&tracelab_ok(&["analyze", id, "--store", s(store), "--format", "json"])).unwrap();
         for (key, want) in keys.as_object().unwrap() {
             checked += 1;
             match lookup(&out, key) {

@@ -165,7 +165,12 @@ pub const HIGH_END: [&str; 2] = ["V100", "V100M32"];
 
 fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
     let bin_s = args.duration_s("bin")?;
-    let inst = placed(&ctx.store)?.filter(covers_time());
+    // The placed instances feed four queries (window, per machine, per tier,
+    // V100 matrix): collect the columns they use once instead of
+    // re-running the instance dedupe and joins for each.
+    let used =
+        ["machine", "machine_type", "cap_cpu", "cap_gpu", "start_time", "end_time", "plan_cpu_pct", "plan_gpu_pct"];
+    let inst = collect(placed(&ctx.store)?.filter(covers_time()).select(used.map(col)), "placed instances")?.lazy();
     let span = collect(
         inst.clone().select([col("start_time").min().alias("t0"), col("end_time").max().alias("t1")]),
         "window",
@@ -185,35 +190,19 @@ fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
             (col("gpu_s") / (col("cap_gpu").cast(DataType::Float64) * lit(window_s)) * lit(100.0)).alias("gpu_alloc"),
         ]);
     let group = |types: &[&str]| types.iter().fold(lit(false), |acc, t| acc.or(col("machine_type").eq(lit(*t))));
+    let tier_of =
+        when(group(&WEAK)).then(lit("weak")).when(group(&HIGH_END)).then(lit("high-end")).otherwise(lit("CPU"));
+    let per_machine = collect(per_machine.with_column(tier_of.alias("tier")), "allocation per machine")?.lazy();
     let by_type = collect(
         per_machine
             .clone()
-            .with_column(
-                when(group(&WEAK))
-                    .then(lit("weak"))
-                    .when(group(&HIGH_END))
-                    .then(lit("high-end"))
-                    .otherwise(lit("CPU"))
-                    .alias("tier"),
-            )
             .group_by([col("machine_type"), col("tier")])
             .agg([len().cast(DataType::Int64).alias("machines"), col("cpu_alloc").mean(), col("gpu_alloc").mean()])
             .sort(["machine_type"], SortMultipleOptions::default()),
         "allocation by type",
     )?;
     let tiers = collect(
-        per_machine
-            .clone()
-            .with_column(
-                when(group(&WEAK))
-                    .then(lit("weak"))
-                    .when(group(&HIGH_END))
-                    .then(lit("high-end"))
-                    .otherwise(lit("CPU"))
-                    .alias("tier"),
-            )
-            .group_by([col("tier")])
-            .agg([col("cpu_alloc").mean(), col("gpu_alloc").mean()]),
+        per_machine.group_by([col("tier")]).agg([col("cpu_alloc").mean(), col("gpu_alloc").mean()]),
         "allocation by tier",
     )?;
     let mut table = ResultTable::new(&["gpu_type", "tier", "machines", "cpu_alloc_pct", "gpu_alloc_pct"]);

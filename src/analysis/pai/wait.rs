@@ -264,6 +264,7 @@ mod tests {
     ///   instance start 50 -> wait 30, runtime 10.
     /// - a/t3: task start 30, end 1030 (completion 1000), plan_gpu 200, V100;
     ///   instance start 40 -> wait 10, runtime 990.
+    ///
     /// Median mean-instance runtime = 65: short = {t1, t2}, long = {t3}.
     /// Ratios: t1 20 %, t2 75 %, t3 1 %. Short > 50 %: 1 of 2.
     fn tiny() -> testkit::TinyStore {
