@@ -51,7 +51,7 @@ fn share_table(
     pick: fn(&(f64, f64)) -> f64,
 ) -> ResultTable {
     let mut columns = vec!["series", total];
-    columns.extend(STATUSES.iter().map(|s| *s));
+    columns.extend(STATUSES.iter().copied());
     let mut t = ResultTable::new(&columns);
     for (series, per) in by {
         let sum: f64 = per.values().map(pick).sum();
