@@ -11,9 +11,10 @@ and ingested (`tracelab ingest`, into <raw>/.tracelab; both steps are skipped wh
 Then, one process each, timed with wait4 (wall time and peak RSS of the process):
   tracelab  `analyze philly.gpu-util-by-status --format json` (P4: every attempt's GPU-minutes joined to
             gpu_util, value counts per status and size), and each `philly.*` analysis in turn (the set);
-  DuckDB    the P4 definition in SQL over the same Parquet: attempts exploded into minutes with range(),
-            joined to placements and gpu_util on (machine, minute), the held GPU's column picked, counts per
-            (status, gpus, utilization); in a separate Python process.
+  DuckDB    the P4 definition in SQL over the same Parquet: every held GPU of every attempt exploded into
+            minutes with range() (kept within gpu_util's time span, as tracelab does), joined to gpu_util on
+            (machine, minute), the held GPU's column picked, counts per (status, gpus, utilization); in a
+            separate Python process, spilling to a folder under --work.
 Prints seconds, peak RSS and the tracelab/DuckDB ratios, and the mean in-use GPU utilization each engine
 found (they must agree). Build tracelab first: cargo build --release.
 This is a benchmark, not a test: it asserts nothing, it reports.
@@ -21,6 +22,7 @@ This is a benchmark, not a test: it asserts nothing, it reports.
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,20 +34,26 @@ P4 = "philly.gpu-util-by-status"
 
 DUCK = r'''
 import duckdb, json, sys
-store = sys.argv[1]
+store, tmp = sys.argv[1], sys.argv[2]
 con = duckdb.connect()
 con.execute("SET TimeZone = 'UTC'")
+con.execute("SET enable_progress_bar = false")
+con.execute(f"SET temp_directory = '{tmp}'")
 cols = " ".join(f"WHEN {i} THEN g.gpu{i}_util_pct" for i in range(8))
 rows = con.execute(f"""
-WITH att AS (
+WITH span AS (SELECT epoch_us(min(time)) AS lo, epoch_us(max(time)) AS hi FROM '{store}/philly/gpu_util.parquet'),
+att AS (  -- minutes m = floor(start), +1 min, ... while m < end, kept within gpu_util's span
   SELECT a.job_id, a.attempt, j.status, j.gpus,
-         unnest(range(epoch_us(date_trunc('minute', a.start_time)), epoch_us(a.end_time), 60000000)) AS m
-  FROM '{store}/philly/attempts.parquet' a JOIN '{store}/philly/jobs.parquet' j USING (job_id)
+         greatest(epoch_us(date_trunc('minute', a.start_time)), span.lo) AS s, least(epoch_us(a.end_time), span.hi + 1) AS e
+  FROM '{store}/philly/attempts.parquet' a JOIN '{store}/philly/jobs.parquet' j USING (job_id), span
   WHERE j.attempts > 0 AND j.gpus IS NOT NULL AND a.start_time IS NOT NULL AND a.end_time IS NOT NULL
-), samples AS (
-  SELECT att.status, att.gpus, CASE p.gpu {cols} END AS v
+), held AS (
+  SELECT att.status, att.gpus, p.machine, p.gpu, unnest(range(att.s, att.e, 60000000)) AS m
   FROM att JOIN '{store}/philly/placements.parquet' p ON p.job_id = att.job_id AND p.attempt = att.attempt
-  JOIN '{store}/philly/gpu_util.parquet' g ON g.machine = p.machine AND epoch_us(g.time) = att.m
+  WHERE att.s < att.e
+), samples AS (
+  SELECT h.status, h.gpus, CASE h.gpu {cols} END AS v
+  FROM held h JOIN '{store}/philly/gpu_util.parquet' g ON g.machine = h.machine AND epoch_us(g.time) = h.m
 )
 SELECT status, gpus, v, count(*) FROM samples WHERE v IS NOT NULL GROUP BY ALL""").fetchall()
 n = sum(r[3] for r in rows)
@@ -99,8 +107,12 @@ def main():
     heads = [h for p in json.loads(t_out)["parts"] if p["kind"] == "headlines" for h in p["headlines"]]
     t_mean = next(h["value"] for h in heads if h["key"] == "mean-in-use")
     t_n = next(h["value"] for h in heads if h["key"] == "gpu-minutes")
-    d_secs, d_rss, d_out = run([sys.executable, "-c", DUCK, str(store)], capture=True)
-    duck = json.loads(d_out)
+    duck_tmp = tempfile.mkdtemp(dir=args.work, prefix="duckdb-spill-")
+    try:
+        d_secs, d_rss, d_out = run([sys.executable, "-c", DUCK, str(store), duck_tmp], capture=True)
+    finally:
+        shutil.rmtree(duck_tmp, ignore_errors=True)
+    duck = json.loads(d_out.strip().splitlines()[-1])
 
     ids = philly_ids(args.tracelab)
     per = [(i, *run([args.tracelab, "analyze", i, "--store", store, "--format", "json"])[:2]) for i in ids]

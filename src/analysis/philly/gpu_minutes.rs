@@ -53,9 +53,70 @@ fn gpu_col(i: usize) -> String {
 }
 
 /// One row per (attempt, machine): status, GPUs (first attempt), the
-/// minute-floored start `lo` and end `hi` in microseconds, and `g0..g7`
-/// = whether the attempt holds that GPU of the machine.
-fn placed(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
+/// machine's number `mid` in `machines`, the minute-floored start `lo` and
+/// end `hi` in microseconds, and `g0..g7` = whether the attempt holds that
+/// GPU of the machine.
+struct Placed {
+    rows: DataFrame,
+    /// (machine, mid): the machines jobs were placed on, numbered so the
+    /// join key (machine, minute) is one integer.
+    machines: DataFrame,
+    /// (status, GPUs) of each group number `grp` the rows carry instead of
+    /// a string through the explode and the counting.
+    groups: Vec<(String, i64)>,
+}
+
+fn placed(ctx: &Ctx, filter: Filter) -> Result<Placed> {
+    let rows = placed_rows(ctx, filter)?;
+    let machines = collect(
+        rows.clone()
+            .lazy()
+            .select([col("machine")])
+            .unique(None, UniqueKeepStrategy::Any)
+            .sort(["machine"], SortMultipleOptions::default())
+            .with_row_index("mid", None)
+            .select([col("machine"), col("mid").cast(DataType::Int64)]),
+        "philly GPU-minutes: machines",
+    )?;
+    let groups = collect(
+        rows.clone()
+            .lazy()
+            .select([col("status"), col("gpus")])
+            .unique(None, UniqueKeepStrategy::Any)
+            .sort(["status", "gpus"], SortMultipleOptions::default())
+            .with_row_index("grp", None)
+            .with_column(col("grp").cast(DataType::Int64)),
+        "philly GPU-minutes: groups",
+    )?;
+    let rows = collect(
+        rows.lazy()
+            .join(machines.clone().lazy(), [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
+            .join(
+                groups.clone().lazy(),
+                [col("status"), col("gpus")],
+                [col("status"), col("gpus")],
+                JoinArgs::new(JoinType::Inner),
+            )
+            .drop(Selector::ByName {
+                names: Arc::new(["machine".into(), "status".into(), "gpus".into()]),
+                strict: true,
+            }),
+        "philly GPU-minutes: machine and group numbers",
+    )?;
+    let groups = strs(&groups, "status")?
+        .into_iter()
+        .zip(i64s(&groups, "gpus")?)
+        .map(|(s, g)| (s.unwrap_or_default(), g.unwrap_or(0)))
+        .collect();
+    Ok(Placed { rows, machines, groups })
+}
+
+/// The integer join key of (machine number, minute since the epoch).
+fn key(mid: Expr, minute: Expr) -> Expr {
+    mid * lit(1i64 << 32) + minute
+}
+
+fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
     let mut jobs = ctx
         .store
         .scan(&JOBS)?
@@ -102,7 +163,7 @@ fn placed(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
     collect(lf, "philly GPU-minutes: attempts x placements")
 }
 
-/// The (attempt, machine) minutes in `[w0, w1)`, one row each.
+/// The (attempt, machine) minutes in `[w0, w1)`, one row each, keyed.
 fn minutes_in(placed: &DataFrame, w0: i64, w1: i64) -> LazyFrame {
     let a = when(col("lo").lt(lit(w0))).then(lit(w0)).otherwise(col("lo"));
     let b = when(col("hi").gt(lit(w1))).then(lit(w1)).otherwise(col("hi"));
@@ -125,66 +186,86 @@ fn minutes_in(placed: &DataFrame, w0: i64, w1: i64) -> LazyFrame {
             Selector::ByName { names: Arc::new(["k".into()]), strict: true },
             ExplodeOptions { empty_as_null: false, keep_nulls: false },
         )
-        .with_column((col("a") + col("k") * lit(MINUTE_US)).cast(utc_us()).alias("time"))
+        .with_column(key(col("mid"), col("a").floor_div(lit(MINUTE_US)) + col("k")).alias("key"))
         .drop(Selector::ByName {
-            names: Arc::new(["a".into(), "b".into(), "k".into(), "lo".into(), "hi".into()]),
+            names: Arc::new(["a".into(), "b".into(), "k".into(), "lo".into(), "hi".into(), "mid".into()]),
             strict: true,
         })
 }
 
-/// `gpu_util` rows with `w0 <= time < w1`.
-fn util_in(ctx: &Ctx, w0: i64, w1: i64) -> Result<LazyFrame> {
+/// `gpu_util` rows with `w0 <= time < w1` on the placed machines, keyed.
+fn util_in(ctx: &Ctx, machines: &DataFrame, w0: i64, w1: i64) -> Result<LazyFrame> {
+    let minute = col("time").cast(DataType::Int64).floor_div(lit(MINUTE_US));
     let cols: Vec<Expr> =
-        [col("time"), col("machine")].into_iter().chain((0..GPU_COLUMNS).map(|i| col(gpu_col(i)))).collect();
+        [key(col("mid"), minute).alias("key")].into_iter().chain((0..GPU_COLUMNS).map(|i| col(gpu_col(i)))).collect();
     Ok(ctx
         .store
         .scan(&GPU_UTIL)?
         .filter(col("time").gt_eq(lit(w0).cast(utc_us())).and(col("time").lt(lit(w1).cast(utc_us()))))
+        .join(machines.clone().lazy(), [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
         .select(cols))
 }
 
-/// Value counts (status, gpus, value, n) of one window.
-fn window_counts(ctx: &Ctx, placed: &DataFrame, w0: i64, w1: i64) -> Result<DataFrame> {
-    let joined = minutes_in(placed, w0, w1).join(
-        util_in(ctx, w0, w1)?,
-        [col("machine"), col("time")],
-        [col("machine"), col("time")],
+/// Value counts (grp, value, n) of one window.
+fn window_counts(ctx: &Ctx, placed: &Placed, w0: i64, w1: i64) -> Result<DataFrame> {
+    let joined = minutes_in(&placed.rows, w0, w1).join(
+        util_in(ctx, &placed.machines, w0, w1)?,
+        [col("key")],
+        [col("key")],
         JoinArgs::new(JoinType::Inner),
     );
     let joined = collect(joined, "philly GPU-minutes: join")?.lazy();
     let per_gpu: Vec<LazyFrame> = (0..GPU_COLUMNS)
         .map(|i| {
-            joined.clone().filter(col(format!("g{i}")).and(col(gpu_col(i)).is_not_null())).select([
-                col("status"),
-                col("gpus"),
-                col(gpu_col(i)).alias("v"),
-            ])
+            joined
+                .clone()
+                .filter(col(format!("g{i}")).and(col(gpu_col(i)).is_not_null()))
+                .select([col("grp"), col(gpu_col(i)).alias("v")])
         })
         .collect();
     let counted = concat(per_gpu, UnionArgs::default())
         .map_err(|e| crate::error::Error::polars("philly GPU-minutes: concat".to_string(), e))?
-        .group_by([col("status"), col("gpus"), col("v")])
+        .group_by([col("grp"), col("v")])
         .agg([len().alias("n")]);
     collect(counted, "philly GPU-minutes: counts")
+}
+
+/// [first, last] minute of `gpu_util` in microseconds.
+fn util_span(ctx: &Ctx) -> Result<Option<(i64, i64)>> {
+    let t = col("time").cast(DataType::Int64);
+    let df = collect(
+        ctx.store.scan(&GPU_UTIL)?.select([t.clone().min().alias("lo"), t.max().alias("hi")]),
+        "gpu_util span",
+    )?;
+    Ok(i64s(&df, "lo")?[0].zip(i64s(&df, "hi")?[0]))
 }
 
 /// Every GPU-minute sample, as utilization value counts per (status, GPUs).
 pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
     let placed = placed(ctx, filter)?;
     let mut acc: BTreeMap<(String, i64), Vec<(f64, u64)>> = BTreeMap::new();
-    let (lo, hi) = (i64s(&placed, "lo")?, i64s(&placed, "hi")?);
-    let (Some(start), Some(end)) = (lo.iter().flatten().min().copied(), hi.iter().flatten().max().copied()) else {
+    let (lo, hi) = (i64s(&placed.rows, "lo")?, i64s(&placed.rows, "hi")?);
+    let (Some(start), Some(end), Some((u0, u1))) =
+        (lo.iter().flatten().min().copied(), hi.iter().flatten().max().copied(), util_span(ctx)?)
+    else {
         return Ok(Samples::new());
     };
+    // Only minutes that gpu_util covers can match; windows stay aligned to `start`.
+    let (start, end) =
+        (start + (u0 - start).max(0) / (WINDOW_MIN * MINUTE_US) * (WINDOW_MIN * MINUTE_US), end.min(u1 + 1));
     let mut w0 = start;
     while w0 < end {
         let w1 = w0 + WINDOW_MIN * MINUTE_US;
+        if !lo.iter().zip(&hi).any(|(l, h)| l.zip(*h).is_some_and(|(l, h)| l < w1 && h > w0)) {
+            w0 = w1;
+            continue;
+        }
         let df = window_counts(ctx, &placed, w0, w1)?;
-        let (st, g, v, n) = (strs(&df, "status")?, i64s(&df, "gpus")?, f64s(&df, "v")?, i64s(&df, "n")?);
+        let (grp, v, n) = (i64s(&df, "grp")?, f64s(&df, "v")?, i64s(&df, "n")?);
         for i in 0..df.height() {
-            if let (Some(s), Some(g), Some(v), Some(n)) = (&st[i], g[i], v[i], n[i]) {
+            if let (Some(g), Some(v), Some(n)) = (grp[i], v[i], n[i]) {
                 if v.is_finite() {
-                    acc.entry((s.clone(), g)).or_default().push((v, n as u64));
+                    acc.entry(placed.groups[g as usize].clone()).or_default().push((v, n as u64));
                 }
             }
         }
