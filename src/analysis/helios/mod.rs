@@ -15,6 +15,9 @@ mod summary;
 mod users;
 mod vc;
 
+#[cfg(test)]
+mod tests;
+
 use polars::prelude::*;
 
 use super::frame::{collect, strs};

@@ -83,7 +83,7 @@ fn top_vcs(ctx: &Ctx, cluster: &str, day: i64, top: usize) -> Result<Vec<(String
 
 /// Box statistics of a distribution (matplotlib/seaborn, whis = 1.5):
 /// [q1, median, q3, lower whisker, upper whisker, mean].
-fn box_stats(d: &Dist) -> [f64; 6] {
+pub(super) fn box_stats(d: &Dist) -> [f64; 6] {
     let (q1, med, q3) = (d.quantile(0.25), d.quantile(0.5), d.quantile(0.75));
     let (lo_lim, hi_lim) = (q1 - 1.5 * (q3 - q1), q3 + 1.5 * (q3 - q1));
     let lo = d.values().iter().copied().find(|v| *v >= lo_lim).unwrap_or(f64::NAN);
