@@ -27,102 +27,120 @@ pub struct SeqSpec<'a> {
 }
 
 impl SeqSpec<'_> {
-    fn keys(&self) -> Vec<Expr> {
-        if self.vcs.is_some() {
-            vec![col("cluster"), col("vc")]
-        } else {
-            vec![col("cluster")]
+    /// The units a sequence is computed for: (cluster, vc).
+    fn units(&self) -> Vec<(String, Option<String>)> {
+        let mut out = Vec::new();
+        for c in self.clusters {
+            match self.vcs {
+                Some(vcs) => out.extend(vcs.iter().map(|v| (c.clone(), Some(v.clone())))),
+                None => out.push((c.clone(), None)),
+            }
         }
+        out
     }
+}
 
-    fn job_filter(&self) -> Expr {
-        let f = any_of("cluster", self.clusters);
-        match self.vcs {
-            Some(v) => f.and(any_of("vc", v)),
-            None => f,
-        }
+/// Rows of one unit (a cluster, or a cluster's VC).
+fn unit_filter((cluster, vc): &(String, Option<String>)) -> Expr {
+    let f = col("cluster").eq(lit(cluster.clone()));
+    match vc {
+        Some(v) => f.and(col("vc").eq(lit(v.clone()))),
+        None => f,
     }
 }
 
 const DELTAS: [&str; 4] = ["d_jobs", "d_gpus", "d_multi", "d_single"];
 
-/// Capacity per key and local day: the VC's GPUs, or the sum over the
+fn polars_err(what: &str) -> impl Fn(PolarsError) -> crate::error::Error + '_ {
+    move |e| crate::error::Error::polars(what.to_string(), e)
+}
+
+/// Capacity per local day of the unit: the VC's GPUs, or the sum over the
 /// cluster's VCs (the raw `total`), restricted to the grid days.
-fn capacity(ctx: &Ctx, spec: &SeqSpec) -> Result<LazyFrame> {
+fn capacity(ctx: &Ctx, spec: &SeqSpec, unit: Expr) -> Result<LazyFrame> {
     let day = col("date").cast(DataType::Int32).cast(DataType::Int64);
     let lf = ctx
         .store
         .scan(&schema::helios::VC_GPUS)?
-        .filter(spec.job_filter())
+        .filter(unit)
         .with_column(day.alias("day"))
         .filter(col("day").gt_eq(lit(spec.first_day)).and(col("day").lt(lit(spec.end_day))));
-    let mut by = spec.keys();
-    by.push(col("day"));
-    Ok(lf.group_by(by).agg([col("gpus").sum().cast(DataType::Int64).alias("total_gpu_num")]))
+    Ok(lf.group_by([col("day")]).agg([col("gpus").sum().cast(DataType::Int64).alias("total_gpu_num")]))
 }
 
-/// One row per key and grid minute, deltas zero, with the day's capacity.
-fn grid(ctx: &Ctx, spec: &SeqSpec) -> Result<LazyFrame> {
-    let offsets = df!("off" => (0..1440i64).collect::<Vec<_>>())
-        .map_err(|e| crate::error::Error::polars("minute offsets".to_string(), e))?;
-    let mut cols = spec.keys();
-    cols.push((col("day") * lit(1440i64) + col("off")).alias("minute"));
-    cols.push(col("total_gpu_num"));
+/// One row per grid minute, deltas zero, with the day's capacity.
+fn grid(ctx: &Ctx, spec: &SeqSpec, unit: Expr) -> Result<LazyFrame> {
+    let offsets = df!("off" => (0..1440i64).collect::<Vec<_>>()).map_err(polars_err("minute offsets"))?;
+    let mut cols = vec![(col("day") * lit(1440i64) + col("off")).alias("minute"), col("total_gpu_num")];
     cols.extend(DELTAS.iter().map(|d| lit(0i64).cast(DataType::Int64).alias(*d)));
-    Ok(capacity(ctx, spec)?.cross_join(offsets.lazy(), None).select(cols))
+    Ok(capacity(ctx, spec, unit)?.cross_join(offsets.lazy(), None).select(cols))
 }
 
-/// Start (+) and end (-) events of the GPU jobs, clamped to the grid: a
-/// job started before the grid counts from its first minute; one ending
-/// after it never subtracts.
-fn events(ctx: &Ctx, spec: &SeqSpec) -> Result<LazyFrame> {
+/// Start (+) and end (-) events of the unit's GPU jobs, clamped to the
+/// grid: a job started before the grid counts from its first minute; one
+/// ending after it never subtracts.
+fn events(ctx: &Ctx, spec: &SeqSpec, unit: Expr) -> Result<LazyFrame> {
     let (g0, g1) = (spec.first_day * 1440, spec.end_day * 1440);
     let base = jobs(ctx)?
-        .filter(spec.job_filter())
+        .filter(unit)
         .filter(col("gpus").gt(lit(0)).and(col("start_time").is_not_null()).and(col("end_time").is_not_null()));
     let gpus = || col("gpus").cast(DataType::Int64);
     let side = |minute: Expr, sign: i64| {
-        let mut cols = spec.keys();
-        cols.push(minute.clip_min(lit(g0)).alias("minute"));
-        cols.push(lit(NULL).cast(DataType::Int64).alias("total_gpu_num"));
-        cols.push(lit(sign).cast(DataType::Int64).alias("d_jobs"));
-        cols.push((gpus() * lit(sign)).alias("d_gpus"));
-        cols.push((when(gpus().gt(lit(1))).then(gpus()).otherwise(lit(0i64)) * lit(sign)).alias("d_multi"));
-        cols.push((when(gpus().eq(lit(1))).then(gpus()).otherwise(lit(0i64)) * lit(sign)).alias("d_single"));
-        base.clone().select(cols).filter(col("minute").lt(lit(g1)))
+        base.clone()
+            .select([
+                minute.clip_min(lit(g0)).alias("minute"),
+                lit(NULL).cast(DataType::Int64).alias("total_gpu_num"),
+                lit(sign).cast(DataType::Int64).alias("d_jobs"),
+                (gpus() * lit(sign)).alias("d_gpus"),
+                (when(gpus().gt(lit(1))).then(gpus()).otherwise(lit(0i64)) * lit(sign)).alias("d_multi"),
+                (when(gpus().eq(lit(1))).then(gpus()).otherwise(lit(0i64)) * lit(sign)).alias("d_single"),
+            ])
+            .filter(col("minute").lt(lit(g1)))
     };
     // Inclusive `start <= t <= end` on floored minutes: +1 at floor(start),
     // -1 at floor(end) + 1.
     let plus = side(local_minute(col("start_time")), 1);
     let minus = side(local_minute(col("end_time")) + lit(1i64), -1);
-    concat([plus, minus], UnionArgs::default()).map_err(|e| crate::error::Error::polars("events".to_string(), e))
+    concat([plus, minus], UnionArgs::default()).map_err(polars_err("events"))
 }
 
-/// The per-minute sequence: key columns, `minute` (local minutes since the
-/// epoch) and the upstream columns `running_gpujob_num`, `running_gpu_num`
-/// (capped at the total), `running_gpu_multi`, `running_gpu_single`,
-/// `total_gpu_num`, `gpu_utilization` (= round(min(running, total) / total,
-/// 3), null when the total is 0), `gpu_utilization_multi` and `_single`
-/// (not capped), sorted by key and minute.
+/// The per-minute sequence: `cluster` (and `vc` when per VC), `minute`
+/// (local minutes since the epoch) and the upstream columns
+/// `running_gpujob_num`, `running_gpu_num` (capped at the total),
+/// `running_gpu_multi`, `running_gpu_single`, `total_gpu_num`,
+/// `gpu_utilization` (= round(min(running, total) / total, 3), null when the
+/// total is 0), `gpu_utilization_multi` and `_single` (not capped), sorted
+/// by unit (in the given order) and minute.
 pub fn sequence(ctx: &Ctx, spec: &SeqSpec) -> Result<LazyFrame> {
-    let all = concat([grid(ctx, spec)?, events(ctx, spec)?], UnionArgs::default())
-        .map_err(|e| crate::error::Error::polars("sequence".to_string(), e))?;
-    let mut by = spec.keys();
-    by.push(col("minute"));
+    let frames = spec.units().iter().map(|u| unit_sequence(ctx, spec, u)).collect::<Result<Vec<_>>>()?;
+    concat(frames, UnionArgs::default()).map_err(polars_err("sequence"))
+}
+
+/// The sweep for one unit: grid rows and events grouped by minute, sorted,
+/// cumulative sums, then only the grid minutes kept.
+fn unit_sequence(ctx: &Ctx, spec: &SeqSpec, unit: &(String, Option<String>)) -> Result<LazyFrame> {
+    let f = unit_filter(unit);
+    let all = concat([grid(ctx, spec, f.clone())?, events(ctx, spec, f)?], UnionArgs::default())
+        .map_err(polars_err("sequence"))?;
     let mut aggs: Vec<Expr> = DELTAS.iter().map(|d| col(*d).sum()).collect();
     aggs.push(col("total_gpu_num").max());
-    let key_names: Vec<PlSmallStr> =
-        if spec.vcs.is_some() { vec!["cluster".into(), "vc".into()] } else { vec!["cluster".into()] };
-    let mut sort_by = key_names.clone();
-    sort_by.push("minute".into());
-    let sums = DELTAS
+    let sums: Vec<Expr> = DELTAS
         .iter()
         .zip(["running_gpujob_num", "raw_gpus", "running_gpu_multi", "running_gpu_single"])
-        .map(|(d, name)| Ok(col(*d).cum_sum(false).over(spec.keys())?.alias(name)))
-        .collect::<std::result::Result<Vec<_>, PolarsError>>()
-        .map_err(|e| crate::error::Error::polars("sequence sweep".to_string(), e))?;
-    let swept = all.group_by(by).agg(aggs).sort(sort_by, SortMultipleOptions::default()).with_columns(sums);
-    Ok(finish(swept.filter(col("total_gpu_num").is_not_null())))
+        .map(|(d, name)| col(*d).cum_sum(false).alias(name))
+        .collect();
+    let mut keys = vec![lit(unit.0.clone()).alias("cluster")];
+    if let Some(v) = &unit.1 {
+        keys.push(lit(v.clone()).alias("vc"));
+    }
+    let swept = all
+        .group_by([col("minute")])
+        .agg(aggs)
+        .sort(["minute"], SortMultipleOptions::default())
+        .with_columns(sums)
+        .filter(col("total_gpu_num").is_not_null())
+        .with_columns(keys);
+    Ok(finish(swept))
 }
 
 /// Caps, divides and rounds as `parse_sequence` does (numpy `round(3)` is
@@ -178,29 +196,23 @@ pub const SEQUENCE: Analysis = Analysis {
 fn run_sequence(ctx: &Ctx, args: &Args) -> Result<Output> {
     let clusters = selected_clusters(ctx, args.str("cluster"))?;
     let column = args.str("column");
-    let df = collect(
-        cluster_sequence(ctx, &clusters)?.select([col("cluster"), col("minute"), col(column)]),
-        "helios sequence",
-    )?;
-    let (cs, ms, vs) = (strs(&df, "cluster")?, i64s(&df, "minute")?, f64s(&df, column)?);
     let g0 = GRID_FIRST_DAY * 1440;
     let mut out = Output::new("helios.sequence", "Per-minute GPU allocation sequence", SEQ_DEFINITION);
     let mut series = Vec::new();
     let mut heads = Vec::new();
     for c in &clusters {
-        let pts: Vec<(f64, f64)> = (0..df.height())
-            .filter(|&i| cs[i].as_deref() == Some(c.as_str()))
-            .map(|i| ((ms[i].unwrap_or(0) - g0) as f64, vs[i].unwrap_or(f64::NAN)))
+        let lf = cluster_sequence(ctx, std::slice::from_ref(c))?.select([col("minute"), col(column)]);
+        let df = collect(lf, "helios sequence")?;
+        let pts: Vec<(f64, f64)> = i64s(&df, "minute")?
+            .into_iter()
+            .zip(f64s(&df, column)?)
+            .map(|(m, v)| ((m.unwrap_or(0) - g0) as f64, v.unwrap_or(f64::NAN)))
             .collect();
         let finite: Vec<f64> = pts.iter().map(|p| p.1).filter(|v| v.is_finite()).collect();
         let mean = finite.iter().sum::<f64>() / finite.len() as f64;
         heads.push(Headline::new(&format!("{c}.mean"), &format!("{c}: mean {column} over the grid minutes"), mean, ""));
-        heads.push(Headline::new(
-            &format!("{c}.minutes"),
-            &format!("{c}: grid minutes with capacity"),
-            pts.len() as f64,
-            "minutes",
-        ));
+        let n = pts.len() as f64;
+        heads.push(Headline::new(&format!("{c}.minutes"), &format!("{c}: grid minutes with capacity"), n, "minutes"));
         series.push((c.clone(), pts));
     }
     out.curves("sequence", "minutes since 2020-04-01 00:00 Asia/Shanghai", column, series);
