@@ -12,13 +12,7 @@ use crate::analysis::{Analysis, Args, Cell, Ctx, Headline, Output, ResultTable, 
 use crate::error::Result;
 
 /// (cluster, x, y) rows of `df` as one series per cluster, in `clusters` order.
-fn series_by_cluster(
-    df: &DataFrame,
-    clusters: &[String],
-    x: &str,
-    y: &str,
-    scale: f64,
-) -> Result<Vec<(String, Vec<(f64, f64)>)>> {
+fn series_by_cluster(df: &DataFrame, clusters: &[String], x: &str, y: &str, scale: f64) -> Result<super::CurveSet> {
     let (cs, xs, ys) = (strs(df, "cluster")?, f64s(df, x)?, f64s(df, y)?);
     Ok(clusters
         .iter()

@@ -63,6 +63,9 @@ pub const LOCAL_OFFSET_MIN: i64 = 480;
 pub const GRID_FIRST_DAY: i64 = 18_353;
 pub const GRID_END_DAY: i64 = 18_534;
 
+/// Labelled x-y series, as `Output::curves` takes them.
+pub type CurveSet = Vec<(String, Vec<(f64, f64)>)>;
+
 /// The Helios jobs table.
 pub fn jobs(ctx: &Ctx) -> Result<LazyFrame> {
     ctx.store.scan(&schema::helios::JOBS)

@@ -94,8 +94,11 @@ fn gpu_num(ctx: &Ctx) -> Result<Vec<(String, f64)>> {
     Ok(cs.into_iter().zip(gs).map(|(c, g)| (c.unwrap_or_default(), g.map_or(f64::NAN, f64::floor))).collect())
 }
 
+/// Rows as (id, values in CSV column order after `id`).
+type IdRows = Vec<(String, Vec<f64>)>;
+
 /// The summary rows, computed: (id, values in CSV column order after id).
-fn rows(ctx: &Ctx) -> Result<(Vec<String>, Vec<(String, Vec<f64>)>)> {
+fn rows(ctx: &Ctx) -> Result<(Vec<String>, IdRows)> {
     let cols = job_columns();
     let names: Vec<String> = std::iter::once("gpu_num").chain(cols.iter().map(|c| c.0)).map(String::from).collect();
     let aggs: Vec<Expr> = cols.iter().map(|(n, e)| e.clone().cast(DataType::Float64).alias(*n)).collect();
@@ -125,7 +128,7 @@ fn rows(ctx: &Ctx) -> Result<(Vec<String>, Vec<(String, Vec<f64>)>)> {
 }
 
 /// The published CSV: (header after id, rows by id).
-fn published() -> (Vec<String>, Vec<(String, Vec<f64>)>) {
+fn published() -> (Vec<String>, IdRows) {
     let mut lines = PUBLISHED.lines();
     let header: Vec<String> = lines.next().unwrap_or("").split(',').skip(1).map(String::from).collect();
     let rows = lines

@@ -51,7 +51,7 @@ fn concentration(
     clusters: &[String],
     column: &str,
     heads: &mut Vec<Headline>,
-) -> Result<Vec<(String, Vec<(f64, f64)>)>> {
+) -> Result<super::CurveSet> {
     let (cs, vs) = (strs(df, "cluster")?, f64s(df, column)?);
     Ok(clusters
         .iter()
