@@ -19,6 +19,7 @@ This is a benchmark, not a test: it asserts nothing, it reports.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -95,12 +96,12 @@ def main():
     _, _, js = run(seq + ["--format", "json", "--param", "column=running_gpujob_num"], capture=True)
     jobs_heads = {h["key"]: h["value"] for p in json.loads(js)["parts"] for h in p.get("headlines", [])}
 
-    ids = [l.split()[0] for l in subprocess.run([tl, "analyze", "--list", "--format", "csv"], capture_output=True,
-                                                  text=True).stdout.splitlines() if l.startswith("helios.")]
+    listing = subprocess.run([tl, "analyze", "--list"], capture_output=True, text=True).stdout
+    ids = sorted(set(re.findall(r"^\W*(helios\.[a-z0-9-]+)", listing, flags=re.M)))
     per = []
     for i in ids:
-        secs, rss, _ = run([tl, "analyze", i.split(",")[0], "--store", store, "--format", "json"])
-        per.append((i.split(",")[0], secs, rss))
+        secs, rss, _ = run([tl, "analyze", i, "--store", store, "--format", "json"])
+        per.append((i, secs, rss))
 
     d_secs, d_rss, out = run([sys.executable, "-c", DUCK, str(store)], capture=True)
     duck = json.loads(out)
