@@ -3,6 +3,7 @@
 //! and the `tests/malformed/` corpus, and cross-checks the Parquet it writes
 //! with a second engine (DuckDB, through `tests/crosscheck/*.py`).
 
+mod analyze_helios;
 mod analyze_pai;
 mod analyze_pai_paper;
 mod analyze_philly;
