@@ -62,16 +62,14 @@ fn close(ours: f64, theirs: f64) -> bool {
 
 #[test]
 fn every_helios_analysis_matches_duckdb_on_the_samples() {
-    let tmp = tempfile::tempdir().unwrap();
-    let store = tmp.path().join("store");
-    tracelab_ok(&["ingest", s(&root().join("data-samples")), "--out", s(&store), "--quiet"]);
+    let store = sample_store();
     let expected: serde_json::Map<String, Value> =
-        serde_json::from_str(&python("tests/crosscheck/analyses_helios.py", &[s(&store)])).unwrap();
+        serde_json::from_str(&python("tests/crosscheck/analyses_helios.py", &[s(store)])).unwrap();
     let mut failures = Vec::new();
     let mut checked = 0;
     for (key, checks) in &expected {
         let (id, query) = key.split_once('?').unwrap_or((key, ""));
-        let mut args = vec!["analyze", id, "--store", s(&store), "--format", "json"];
+        let mut args = vec!["analyze", id, "--store", s(store), "--format", "json"];
         let params: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
         for p in &params {
             args.extend(["--param", p]);
