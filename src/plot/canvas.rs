@@ -1,10 +1,10 @@
 //! The drawing surface the chart code uses: px (f64) in, plotters elements
 //! out. Shapes go through a plotters `DrawingArea` as `PathElement`,
 //! `Rectangle`, `Circle` and `Text` elements; what plotters cannot express
-//! (SVG groups, dashed lines, superscripts, text at 45 degrees) goes through
-//! `Op`, a custom element drawn by our backend. The first drawing error is
-//! kept and reported by `finish`, so chart code need not thread `?` through
-//! every line.
+//! (SVG groups, dashed lines, superscripts, text at 45 degrees, images)
+//! goes through `Op`, a custom element drawn by our backend. The first
+//! drawing error is kept and reported by `finish`, so chart code need not
+//! thread `?` through every line.
 
 use std::cell::RefCell;
 
@@ -101,6 +101,12 @@ impl<'a> Canvas<'a> {
         self.draw(&Circle::new((units(c.0), units(c.1)), units(radius).max(0) as u32, style));
     }
 
+    /// A PNG stretched over `r`, drawn without smoothing (heat-map cells).
+    pub fn image(&self, r: Rect, png: &[u8]) {
+        let corners = [(units(r.x0), units(r.y0)), (units(r.x1), units(r.y1))];
+        self.draw(&Op::Image { corners, href: format!("data:image/png;base64,{}", super::png::base64(png)) });
+    }
+
     /// Text anchored at `at`. Plain horizontal and quarter-turn text goes
     /// through plotters' `Text` element (and so our backend's `draw_text`);
     /// superscripts and other angles through `Op::Text`.
@@ -142,6 +148,7 @@ enum Op {
     Close,
     Dashed { points: Vec<BackendCoord>, color: BackendColor, width: u32, dash: String },
     Text { spans: Vec<Span>, at: [BackendCoord; 1], spec: TextSpec },
+    Image { corners: [BackendCoord; 2], href: String },
 }
 
 impl<'b> PointCollection<'b, BackendCoord> for &'b Op {
@@ -152,6 +159,7 @@ impl<'b> PointCollection<'b, BackendCoord> for &'b Op {
         match self {
             Op::Dashed { points, .. } => points,
             Op::Text { at, .. } => at,
+            Op::Image { corners, .. } => corners,
             Op::Open(_) | Op::Close => &[],
         }
     }
@@ -174,6 +182,11 @@ impl<'a> Drawable<SvgBackend<'a>> for Op {
             Op::Text { spans, spec, .. } => {
                 if let Some(at) = pos.next() {
                     backend.text(spans, at, spec);
+                }
+            }
+            Op::Image { href, .. } => {
+                if let (Some(a), Some(b)) = (pos.next(), pos.next()) {
+                    backend.image(a, b, href);
                 }
             }
         }

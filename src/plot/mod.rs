@@ -14,7 +14,8 @@
 //! Files: `model` (the public types), `figure` (checks, drawing order),
 //! `layout` (frame, margins, legend placement), `axis` (ticks that fit,
 //! labels, drawing), `scale` (transforms, ranges), `ticks`, `format`,
-//! `kinds/*` (line/step/scatter, bars, boxes, heat), `legend`, `palette`,
+//! `kinds/*` (line/step/scatter, bars, boxes, heat and its colour bar),
+//! `png` (heat-map images), `legend`, `palette`,
 //! `style` (sizes), `geom` (clipping), `text` (font, glyph outlines),
 //! `canvas` (px drawing over plotters), `svg` (the plotters backend).
 
@@ -28,6 +29,7 @@ mod layout;
 mod legend;
 mod model;
 mod palette;
+mod png;
 mod scale;
 mod style;
 mod svg;

@@ -91,6 +91,22 @@ impl<'a> SvgBackend<'a> {
         self.polyline(points, attrs);
     }
 
+    /// An image (a data URI) stretched over the box a-b. Pixelated: heat-map
+    /// cells must stay sharp squares, not blur into each other.
+    pub fn image(&mut self, a: BackendCoord, b: BackendCoord, href: &str) {
+        let attrs = [
+            ("x", coord(a.0.min(b.0))),
+            ("y", coord(a.1.min(b.1))),
+            ("width", coord((b.0 - a.0).abs())),
+            ("height", coord((b.1 - a.1).abs())),
+            ("preserveAspectRatio", "none".to_string()),
+            ("image-rendering", "optimizeSpeed".to_string()),
+            ("style", "image-rendering:pixelated".to_string()),
+            ("href", href.to_string()),
+        ];
+        self.element("image", &attrs);
+    }
+
     /// Sets `spans` as glyph outlines. `pos` is the anchor point; the
     /// anchor's vertical part refers to the cap height (Top: capitals hang
     /// from `pos`, Center: they are centred on it) or to the descender
@@ -349,14 +365,16 @@ impl Drop for SvgBackend<'_> {
     }
 }
 
-/// cos and sin of an angle in degrees, exact for quarter turns (so that
-/// the common cases do not depend on the platform's `sin`).
+/// cos and sin of an angle in degrees, from constants for the angles the
+/// charts use (so their output does not depend on the platform's `sin`).
 fn cos_sin(deg: f64) -> (f64, f64) {
+    use std::f64::consts::FRAC_1_SQRT_2 as H;
     match deg.rem_euclid(360.0) {
         0.0 => (1.0, 0.0),
         90.0 => (0.0, 1.0),
         180.0 => (-1.0, 0.0),
         270.0 => (0.0, -1.0),
+        315.0 => (H, -H),
         _ => {
             let r = deg.to_radians();
             (r.cos(), r.sin())
@@ -454,5 +472,6 @@ mod tests {
     fn quarter_turns_are_exact() {
         assert_eq!(cos_sin(-90.0), (0.0, -1.0));
         assert_eq!(cos_sin(180.0), (-1.0, 0.0));
+        assert_eq!(cos_sin(-45.0), (std::f64::consts::FRAC_1_SQRT_2, -std::f64::consts::FRAC_1_SQRT_2));
     }
 }

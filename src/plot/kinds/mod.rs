@@ -5,6 +5,7 @@
 
 mod bar;
 mod boxplot;
+mod colorbar;
 mod heat;
 mod xy;
 
@@ -18,7 +19,7 @@ use super::model::{Axis, Chart, Data, Kind};
 use super::scale::{range, RangeRequest, Transform};
 use super::PlotError;
 
-pub(crate) use heat::ColorBar;
+pub(crate) use colorbar::ColorBar;
 
 /// The plot frame and the placed axes, as the kinds see them.
 pub(crate) struct View<'a> {

@@ -133,6 +133,20 @@ fn a_heat_map_draws_a_cell_per_value_and_merges_equal_runs() {
 }
 
 #[test]
+fn a_large_heat_map_is_one_embedded_image() {
+    let c = samples::heat_large();
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    let heat = group(&doc, "heat").unwrap();
+    assert_eq!((count(heat, "image"), count(heat, "rect")), (1, 0));
+    let href = heat.descendants().find(|n| n.has_tag_name("image")).unwrap().attribute("href").unwrap();
+    // base64 of the PNG signature 89 50 4E 47 0D 0A 1A 0A.
+    assert!(href.starts_with("data:image/png;base64,iVBORw0KGgo"));
+    // 300 x 168 cells in well under the 3.5 MB that rectangles took.
+    assert!(svg.len() < 150_000, "{} bytes", svg.len());
+}
+
+#[test]
 fn a_twin_axis_chart_labels_both_axes_and_the_right_series() {
     let svg = render_ok(&samples::twin_axis());
     let t = texts(&parse(&svg));

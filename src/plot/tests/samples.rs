@@ -126,7 +126,8 @@ pub fn long_categories() -> Chart {
         "unknown",
     ];
     let mut rng = Lcg::new(7);
-    c.series.push(Series::bars("", names.iter().map(|n| (n.to_string(), (rng.next() * 900.0).round())).collect()));
+    c.series
+        .push(Series::bars("", names.iter().map(|n| (n.to_string(), (40.0 + rng.next() * 860.0).round())).collect()));
     c
 }
 
@@ -217,6 +218,58 @@ pub fn many_series() -> Chart {
     c
 }
 
+pub fn no_data() -> Chart {
+    let mut c = Chart::new(Kind::Step, Axis::log("Job duration (s)"), Axis::linear("CDF"));
+    c.series = vec![Series::points("PAI", vec![]), Series::points("Philly", vec![(f64::NAN, 0.5)])];
+    c
+}
+
+pub fn skipped_values() -> Chart {
+    let mut c = cdf_log();
+    c.title = Some("Job duration, all traces (with a title)".into());
+    c.series[0] = Series::points("PAI", {
+        let mut p = vec![(0.0, 0.01), (-3.0, 0.02), (0.0, 0.03), (f64::NAN, 0.04)];
+        p.extend(cdf_points(300.0, 0.45));
+        p
+    });
+    c
+}
+
+pub fn small() -> Chart {
+    let mut c = bars_stacked();
+    c.size = (280, 180);
+    c
+}
+
+/// 12 machines x 24 hours: drawn as rectangles.
+pub fn heat_small() -> Chart {
+    let mut c = heat();
+    let Data::Heat { rows, cols, values } = &c.series[0].data else { unreachable!() };
+    let rows = rows[..12].to_vec();
+    let cols: Vec<f64> = cols.iter().step_by(4).copied().collect();
+    let values = values[..12].iter().map(|r| r.iter().step_by(4).copied().collect()).collect();
+    c.series[0].data = Data::Heat { rows, cols, values };
+    c
+}
+
+/// 300 machines x a week of hourly bins: the size the papers' maps reach.
+pub fn heat_large() -> Chart {
+    let mut c = heat();
+    let mut rng = Lcg::new(9);
+    let rows: Vec<String> = (0..300).map(|i| format!("worker-{i:03}")).collect();
+    let cols: Vec<f64> = (0..168).map(|h| h as f64).collect();
+    let values = rows
+        .iter()
+        .map(|_| {
+            let base = rng.next();
+            cols.iter().map(|_| (base + 0.3 * (rng.next() - 0.5)).clamp(0.0, 1.0)).collect()
+        })
+        .collect();
+    c.x = Axis::linear("Time (h)");
+    c.series = vec![Series::new("utilization", Data::Heat { rows, cols, values })];
+    c
+}
+
 pub fn all() -> Vec<(&'static str, Chart)> {
     vec![
         ("cdf-log-step", cdf_log()),
@@ -230,6 +283,11 @@ pub fn all() -> Vec<(&'static str, Chart)> {
         ("scatter", scatter()),
         ("twin-axis", twin_axis()),
         ("heat", heat()),
+        ("heat-small", heat_small()),
         ("many-series", many_series()),
+        ("no-data", no_data()),
+        ("skipped-values", skipped_values()),
+        ("small", small()),
+        ("heat-large", heat_large()),
     ]
 }
