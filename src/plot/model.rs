@@ -32,6 +32,14 @@ impl Chart {
     }
 }
 
+/// A line chart with unlabelled linear axes, no series, default size and
+/// an automatic legend: a base for `Chart { kind, x, y, ..Default::default() }`.
+impl Default for Chart {
+    fn default() -> Chart {
+        Chart::new(Kind::Line, Axis::default(), Axis::default())
+    }
+}
+
 /// One paper column at about twice its printed size.
 pub const DEFAULT_SIZE: (u32, u32) = (560, 360);
 
@@ -154,6 +162,8 @@ pub enum TickFormat {
 pub struct Series {
     /// Legend text; an empty label keeps the series out of the legend.
     pub label: String,
+    /// `Right` draws against `Chart::y2` (Line, Step and Scatter only; other
+    /// kinds and charts without `y2` draw every series on the left axis).
     pub axis: YAxis,
     pub data: Data,
 }
