@@ -7,7 +7,8 @@
 //!   store), [`stats`] (distributions, correlations, tails; pure), [`query`]
 //!   (SQL over the store, named queries)
 //! - L2 [`analysis`] (named analyses -> typed results), [`ingest`] (downloads
-//!   -> Parquet store), [`synth`] (synthetic traces in the official raw formats)
+//!   -> Parquet store), [`synth`] (synthetic traces in the official raw formats),
+//!   [`plot`] (chart model -> deterministic SVG)
 //! - L4 [`cli`] (argv, printing, exit codes); `main.rs` only calls it.
 
 pub mod analysis;
@@ -15,6 +16,7 @@ pub mod civil;
 pub mod cli;
 pub mod error;
 pub mod ingest;
+pub mod plot;
 pub mod query;
 pub mod schema;
 pub mod stats;
