@@ -9,6 +9,7 @@
 //! - L2 [`analysis`] (named analyses -> typed results), [`ingest`] (downloads
 //!   -> Parquet store), [`synth`] (synthetic traces in the official raw formats),
 //!   [`plot`] (chart model -> deterministic SVG)
+//! - L3 [`report`] (specs -> figures, index.html, summaries)
 //! - L4 [`cli`] (argv, printing, exit codes); `main.rs` only calls it.
 
 pub mod analysis;
@@ -18,6 +19,7 @@ pub mod error;
 pub mod ingest;
 pub mod plot;
 pub mod query;
+pub mod report;
 pub mod schema;
 pub mod stats;
 pub mod store;

@@ -98,6 +98,6 @@ fn list() -> String {
 
 /// `philly_runtime.csv` from the bundled samples, for the PAI vs Philly
 /// runtime comparison when the store has no Philly trace.
-fn philly_runtime_csv() -> Option<PathBuf> {
+pub(super) fn philly_runtime_csv() -> Option<PathBuf> {
     super::ingest::bundled_samples().map(|d| d.join("philly/philly_runtime.csv")).filter(|p| p.is_file())
 }

@@ -7,6 +7,7 @@
 mod analyze;
 mod ingest;
 mod query;
+mod report;
 mod schema;
 mod store;
 mod synth;
@@ -33,6 +34,7 @@ pub enum Command {
     Synth(synth::Args),
     Tables(tables::Args),
     Query(query::Args),
+    Report(report::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -52,6 +54,7 @@ pub fn main() -> i32 {
         Command::Synth(args) => synth::run(args),
         Command::Tables(args) => tables::run(args),
         Command::Query(args) => query::run(args),
+        Command::Report(args) => report::run(args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,164 @@
+//! `tracelab report`: resolves the trace directory to a store (ingesting
+//! when needed), loads and validates the specs before any work, generates
+//! the report, and writes it or (`--check`) compares it byte for byte with
+//! the folder on disk.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context;
+
+use crate::error::Error;
+use crate::ingest::{self, NoProgress, Plan as IngestPlan};
+use crate::report::{self, Event, Plan, Spec};
+use crate::store::Store;
+
+/// Render the papers' figures from the traces in DIR as an HTML report.
+///
+/// Ingests DIR (cached: unchanged inputs are not read again), runs every
+/// analysis the specs name, and writes OUT/index.html (figures with
+/// captions, headline numbers beside the published ones, the input
+/// manifest), OUT/summary.md, OUT/summary.json and one SVG per figure.
+/// The specs are notebooks-equivalents/{pai-nsdi22,philly-atc19,
+/// helios-sc21,cross-trace}.toml (built in); a spec whose trace is not
+/// in the store is skipped. The output depends only on the inputs, the
+/// specs and the tracelab version, byte for byte (no dates unless
+/// --stamp).
+///
+/// Cost: the ingest (once), then every analysis once; results are cached
+/// in <STORE>/.cache/report, so an unchanged store re-renders in seconds.
+///
+/// Examples:
+///   tracelab report
+///   tracelab report ~/traces --out ~/pai-report
+///   tracelab report ~/traces --spec notebooks-equivalents/pai-nsdi22.toml
+///   tracelab report --check
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// Directory holding the traces as downloaded [default: the bundled
+    /// data-samples/]
+    dir: Option<PathBuf>,
+    /// The report folder [default: reports]
+    #[arg(long, value_name = "OUT")]
+    out: Option<PathBuf>,
+    /// The store to read or ingest into [default: <DIR>/.tracelab]; with
+    /// --store and no DIR the store is read as it is
+    #[arg(long, value_name = "STORE")]
+    store: Option<PathBuf>,
+    /// A spec to render instead of the built-in ones (repeatable)
+    #[arg(long = "spec", value_name = "FILE")]
+    specs: Vec<PathBuf>,
+    /// Regenerate (without the cache) and compare with OUT byte for byte;
+    /// exit 1 listing every difference, writing nothing
+    #[arg(long)]
+    check: bool,
+    /// Neither read nor write the result cache
+    #[arg(long)]
+    no_cache: bool,
+    /// Print the generation time (UTC) in index.html
+    #[arg(long)]
+    stamp: bool,
+    /// No progress lines
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let specs = load_specs(&args.specs)?;
+    let store = resolve_store(&args)?;
+    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));
+    let stamp = args.stamp.then(|| chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC").to_string());
+    let plan = Plan {
+        store,
+        specs,
+        cache: !(args.no_cache || args.check),
+        stamp,
+        philly_runtime_csv: super::analyze::philly_runtime_csv(),
+    };
+    let quiet = args.quiet;
+    let progress = move |e: Event| {
+        if !quiet {
+            eprintln!("{}", describe(&e));
+        }
+    };
+    let (files, stats) = report::generate(&plan, &progress).context("report")?;
+    if args.check {
+        return check(&out, &files);
+    }
+    report::write(&out, &files)?;
+    if !args.quiet {
+        let cached =
+            if stats.cached_runs > 0 { format!(" ({} from the cache)", stats.cached_runs) } else { String::new() };
+        eprintln!(
+            "report: {} figures and {} tables from {} analysis runs{cached} -> {}",
+            stats.figures,
+            stats.tables,
+            stats.runs,
+            out.join("index.html").display()
+        );
+    }
+    Ok(0)
+}
+
+fn describe(e: &Event) -> String {
+    match e {
+        Event::Skipped { spec, why } => format!("note: spec {spec} skipped: {why}"),
+        Event::Ran { analysis, index, total, seconds, cached } => {
+            let how = if *cached { "cached".to_string() } else { format!("{seconds:.1} s") };
+            format!("[{index:>2}/{total}] {analysis} ({how})")
+        }
+    }
+}
+
+fn load_specs(paths: &[PathBuf]) -> anyhow::Result<Vec<Spec>> {
+    if paths.is_empty() {
+        return Ok(Spec::builtin()?);
+    }
+    Ok(paths.iter().map(|p| Spec::load(p)).collect::<Result<Vec<_>, _>>()?)
+}
+
+/// The store: ingested from DIR (default: the bundled samples) unless only
+/// --store is given.
+fn resolve_store(args: &Args) -> anyhow::Result<Store> {
+    if let (None, Some(store)) = (&args.dir, &args.store) {
+        return Ok(Store::open(store)?);
+    }
+    let dir = match &args.dir {
+        Some(d) => d.clone(),
+        None => super::ingest::bundled_samples().ok_or_else(|| {
+            Error::Usage("no DIR given and no data-samples/ here; pass the directory holding the traces".into())
+        })?,
+    };
+    if !dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: not a directory; expected the folder holding the traces",
+            dir.display()
+        ))
+        .into());
+    }
+    let plan =
+        IngestPlan { store: args.store.clone().unwrap_or_else(|| IngestPlan::default_store(&dir)), dir, force: false };
+    let result =
+        ingest::run(&plan, Arc::new(NoProgress)).with_context(|| format!("ingest of {}", plan.dir.display()))?;
+    if !args.quiet {
+        for t in result.traces.iter().filter(|t| matches!(t, ingest::TraceResult::Ingested { .. })) {
+            eprintln!("note: ingested {} into {}", t.manifest().trace, plan.store.display());
+        }
+    }
+    Ok(Store::open(&plan.store)?)
+}
+
+fn check(out: &std::path::Path, files: &report::Files) -> anyhow::Result<i32> {
+    let diffs = report::check(out, files)?;
+    if diffs.is_empty() {
+        eprintln!("report --check: {} matches ({} files, byte for byte)", out.display(), files.len());
+        return Ok(0);
+    }
+    eprintln!("error: report --check: {} differs from a fresh report in {} file(s):", out.display(), diffs.len());
+    for d in &diffs {
+        eprintln!("  {d}");
+    }
+    eprintln!("regenerate with `tracelab report` (same DIR and --out) and review the diff");
+    Ok(1)
+}
