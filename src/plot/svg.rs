@@ -11,7 +11,7 @@
 //! prints every coordinate with exactly two decimals, so the same chart gives
 //! byte-identical output on every machine.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use plotters::backend::DrawingBackend;
@@ -46,8 +46,9 @@ pub(crate) struct SvgBackend<'a> {
     size: (u32, u32),
     title: Option<String>,
     body: String,
-    /// Glyphs used so far; their outlines go into `<defs>` at the end.
-    glyphs: BTreeSet<u16>,
+    /// Outlines of the glyphs seen so far (None: no ink, e.g. space); the
+    /// inked ones go into `<defs>` at the end, in glyph-index order.
+    glyphs: BTreeMap<u16, Option<String>>,
     open_groups: usize,
     finished: bool,
 }
@@ -60,7 +61,7 @@ impl<'a> SvgBackend<'a> {
             size,
             title: title.map(str::to_string),
             body: String::new(),
-            glyphs: BTreeSet::new(),
+            glyphs: BTreeMap::new(),
             open_groups: 0,
             finished: false,
         }
@@ -150,10 +151,10 @@ impl<'a> SvgBackend<'a> {
     }
 
     fn place_glyph(&mut self, g: &text::Placed) {
-        if text::glyph_path(g.glyph).is_none() {
+        let outline = self.glyphs.entry(g.glyph).or_insert_with(|| text::glyph_path(g.glyph));
+        if outline.is_none() {
             return;
         }
-        self.glyphs.insert(g.glyph);
         let _ = write!(self.body, "<use href=\"#g{}\"", g.glyph);
         if g.scale != 1.0 {
             let _ =
@@ -200,8 +201,8 @@ impl<'a> SvgBackend<'a> {
             let _ = writeln!(self.out, "<title>{}</title>", escape(t));
         }
         self.out.push_str("<defs>\n");
-        for id in &self.glyphs {
-            if let Some(d) = text::glyph_path(*id) {
+        for (id, outline) in &self.glyphs {
+            if let Some(d) = outline {
                 let _ = writeln!(self.out, "<path id=\"g{id}\" d=\"{d}\"/>");
             }
         }
