@@ -35,33 +35,44 @@ pub struct TextTable {
 /// column's width, few enough to keep the SVG small.
 const CDF_PLOT_POINTS: usize = 400;
 
+/// A figure before drawing: the chart model, or a table.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Built {
+    Chart(Chart),
+    Table(TextTable),
+}
+
 /// Renders `fig` from `out`. Errors name the figure and what is missing.
 pub fn render(fig: &FigureSpec, out: &Output) -> Result<Rendered> {
+    match build(fig, out)? {
+        Built::Table(t) => Ok(Rendered::Table(t)),
+        Built::Chart(c) => plot::render(&c)
+            .map(Rendered::Svg)
+            .map_err(|e| Error::Usage(format!("figure `{}`: drawing failed: {e}", fig.id))),
+    }
+}
+
+/// The chart or table `fig` asks for, from the named part of `out`.
+pub fn build(fig: &FigureSpec, out: &Output) -> Result<Built> {
     let part = out.part(&fig.part).ok_or_else(|| {
         let names: Vec<&str> = out.parts.iter().map(|p| p.name.as_str()).collect();
-        Error::Usage(format!(
-            "figure `{}`: {} has no part `{}` (its parts: {})",
-            fig.id,
-            out.id,
-            fig.part,
-            names.join(", ")
-        ))
+        Error::Usage(format!("figure `{}`: {} has no part `{}` (its parts: {})", fig.id, out.id, fig.part, names.join(", ")))
     })?;
-    let problem =
-        |what: &str| Error::Usage(format!("figure `{}` ({:?}): part `{}` {what}", fig.id, fig.kind, part.name));
-    match (fig.kind, &part.body) {
-        (Kind::Cdf | Kind::Ccdf, Body::Dists { x_label, series }) => svg(dist_chart(fig, x_label, series)),
+    let problem = |what: &str| Error::Usage(format!("figure `{}` ({:?}): part `{}` {what}", fig.id, fig.kind, part.name));
+    let chart = match (fig.kind, &part.body) {
+        (Kind::Cdf | Kind::Ccdf, Body::Dists { x_label, series }) => dist_chart(fig, x_label, series),
         (Kind::Lines | Kind::Steps | Kind::Scatter, Body::Curves { x_label, y_label, series }) => {
-            svg(curve_chart(fig, x_label, y_label, series))
+            curve_chart(fig, x_label, y_label, series)
         }
-        (Kind::Bars | Kind::Hbars | Kind::Stacked, Body::Table(t)) => svg(bar_chart(fig, &filter_rows(fig, t)?)),
-        (Kind::Box, Body::Table(t)) => svg(box_chart(fig, &filter_rows(fig, t)?)),
-        (Kind::Heat, Body::Table(t)) => svg(heat_chart(fig, &filter_rows(fig, t)?)),
-        (Kind::Table, Body::Table(t)) => Ok(Rendered::Table(text_table(fig, &filter_rows(fig, t)?)?)),
-        (Kind::Quantiles, Body::Dists { series, .. }) => Ok(Rendered::Table(quantile_table(fig, series))),
-        (Kind::Headlines, Body::Headlines(h)) => Ok(Rendered::Table(super::summary::headline_table(h))),
-        (_, body) => Err(problem(&format!("is a {}, which this kind cannot draw", body_kind(body)))),
-    }
+        (Kind::Bars | Kind::Hbars | Kind::Stacked, Body::Table(t)) => bar_chart(fig, &filter_rows(fig, t)?),
+        (Kind::Box, Body::Table(t)) => box_chart(fig, &filter_rows(fig, t)?),
+        (Kind::Heat, Body::Table(t)) => heat_chart(fig, &filter_rows(fig, t)?),
+        (Kind::Table, Body::Table(t)) => return Ok(Built::Table(text_table(fig, &filter_rows(fig, t)?)?)),
+        (Kind::Quantiles, Body::Dists { series, .. }) => return Ok(Built::Table(quantile_table(fig, series))),
+        (Kind::Headlines, Body::Headlines(h)) => return Ok(Built::Table(super::summary::headline_table(h))),
+        (_, body) => return Err(problem(&format!("is a {}, which this kind cannot draw", body_kind(body)))),
+    };
+    chart.map(Built::Chart)
 }
 
 fn body_kind(body: &Body) -> &'static str {
@@ -71,11 +82,6 @@ fn body_kind(body: &Body) -> &'static str {
         Body::Table(_) => "table part",
         Body::Headlines(_) => "headlines part",
     }
-}
-
-fn svg(chart: Result<Chart>) -> Result<Rendered> {
-    let chart = chart?;
-    plot::render(&chart).map(Rendered::Svg).map_err(|e| Error::Usage(format!("drawing failed: {e}")))
 }
 
 /// The series the figure asks for, in its order (all when unspecified).
@@ -167,33 +173,34 @@ fn series_for(fig: &FigureSpec, label: &str, data: Data) -> Series {
     }
 }
 
-/// Exact P(X > v) in percent at evenly spaced ranks plus ranks spaced
-/// evenly in log(tail mass), so a log-log plot shows the tail down to the
-/// largest samples; the last sample (P = 0) has no place on a log axis.
+/// Exact P(X > v) in percent, (n - #samples <= v) / n, at evenly spaced
+/// ranks plus ranks spaced evenly in log(tail mass), so a log-log plot shows
+/// the tail down to the largest samples; the largest value (P = 0) has no
+/// place on a log axis.
 pub fn ccdf_points(d: &Dist) -> Vec<(f64, f64)> {
     let n = d.n();
     if n == 0 {
         return Vec::new();
     }
+    let cum: Vec<u64> = d.counts().iter().scan(0, |acc, c| {
+        *acc += c;
+        Some(*acc)
+    }).collect();
     let mut ranks: Vec<u64> = (0..CDF_PLOT_POINTS as u64).map(|j| j * (n - 1) / (CDF_PLOT_POINTS as u64 - 1)).collect();
     let decades = (n as f64).log10();
-    let steps = (decades * 40.0).ceil() as u64;
+    let steps = (decades * 40.0).ceil().max(1.0) as u64;
     for j in 0..=steps {
-        let tail = (n as f64) / 10f64.powf(j as f64 * decades / steps.max(1) as f64);
+        let tail = (n as f64) / 10f64.powf(j as f64 * decades / steps as f64);
         ranks.push(n.saturating_sub(tail.ceil() as u64));
     }
-    ranks.sort_unstable();
-    ranks.dedup();
-    let mut pts: Vec<(f64, f64)> = ranks
-        .into_iter()
-        .map(|k| {
-            let v = d.quantile(if n > 1 { k as f64 / (n - 1) as f64 } else { 0.0 });
-            (v, 100.0 * d.share_above(v))
-        })
-        .filter(|&(_, p)| p > 0.0)
-        .collect();
-    pts.dedup();
-    pts
+    // The distinct value holding each 0-based rank k: the first with cum > k.
+    let mut idx: Vec<usize> = ranks.into_iter().map(|k| cum.partition_point(|&c| c <= k)).collect();
+    idx.sort_unstable();
+    idx.dedup();
+    idx.into_iter()
+        .filter(|&i| cum[i] < n)
+        .map(|i| (d.values()[i], 100.0 * (n - cum[i]) as f64 / n as f64))
+        .collect()
 }
 
 fn curve_chart(fig: &FigureSpec, x_label: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> Result<Chart> {

@@ -357,3 +357,6 @@ pub fn check(out: &Path, files: &Files) -> Result<Vec<String>> {
     }
     Ok(diffs)
 }
+
+#[cfg(test)]
+mod tests;

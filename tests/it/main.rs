@@ -11,6 +11,7 @@ mod common;
 mod ingest;
 mod malformed;
 mod query;
+mod report;
 mod schema;
 mod synth;
 mod tables;
