@@ -38,7 +38,7 @@ const CDF_PLOT_POINTS: usize = 400;
 /// A figure before drawing: the chart model, or a table.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Built {
-    Chart(Chart),
+    Chart(Box<Chart>),
     Table(TextTable),
 }
 
@@ -56,9 +56,16 @@ pub fn render(fig: &FigureSpec, out: &Output) -> Result<Rendered> {
 pub fn build(fig: &FigureSpec, out: &Output) -> Result<Built> {
     let part = out.part(&fig.part).ok_or_else(|| {
         let names: Vec<&str> = out.parts.iter().map(|p| p.name.as_str()).collect();
-        Error::Usage(format!("figure `{}`: {} has no part `{}` (its parts: {})", fig.id, out.id, fig.part, names.join(", ")))
+        Error::Usage(format!(
+            "figure `{}`: {} has no part `{}` (its parts: {})",
+            fig.id,
+            out.id,
+            fig.part,
+            names.join(", ")
+        ))
     })?;
-    let problem = |what: &str| Error::Usage(format!("figure `{}` ({:?}): part `{}` {what}", fig.id, fig.kind, part.name));
+    let problem =
+        |what: &str| Error::Usage(format!("figure `{}` ({:?}): part `{}` {what}", fig.id, fig.kind, part.name));
     let chart = match (fig.kind, &part.body) {
         (Kind::Cdf | Kind::Ccdf, Body::Dists { x_label, series }) => dist_chart(fig, x_label, series),
         (Kind::Lines | Kind::Steps | Kind::Scatter, Body::Curves { x_label, y_label, series }) => {
@@ -72,7 +79,7 @@ pub fn build(fig: &FigureSpec, out: &Output) -> Result<Built> {
         (Kind::Headlines, Body::Headlines(h)) => return Ok(Built::Table(super::summary::headline_table(h))),
         (_, body) => return Err(problem(&format!("is a {}, which this kind cannot draw", body_kind(body)))),
     };
-    chart.map(Built::Chart)
+    chart.map(|c| Built::Chart(Box::new(c)))
 }
 
 fn body_kind(body: &Body) -> &'static str {
@@ -182,10 +189,14 @@ pub fn ccdf_points(d: &Dist) -> Vec<(f64, f64)> {
     if n == 0 {
         return Vec::new();
     }
-    let cum: Vec<u64> = d.counts().iter().scan(0, |acc, c| {
-        *acc += c;
-        Some(*acc)
-    }).collect();
+    let cum: Vec<u64> = d
+        .counts()
+        .iter()
+        .scan(0, |acc, c| {
+            *acc += c;
+            Some(*acc)
+        })
+        .collect();
     let mut ranks: Vec<u64> = (0..CDF_PLOT_POINTS as u64).map(|j| j * (n - 1) / (CDF_PLOT_POINTS as u64 - 1)).collect();
     let decades = (n as f64).log10();
     let steps = (decades * 40.0).ceil().max(1.0) as u64;
@@ -197,10 +208,7 @@ pub fn ccdf_points(d: &Dist) -> Vec<(f64, f64)> {
     let mut idx: Vec<usize> = ranks.into_iter().map(|k| cum.partition_point(|&c| c <= k)).collect();
     idx.sort_unstable();
     idx.dedup();
-    idx.into_iter()
-        .filter(|&i| cum[i] < n)
-        .map(|i| (d.values()[i], 100.0 * (n - cum[i]) as f64 / n as f64))
-        .collect()
+    idx.into_iter().filter(|&i| cum[i] < n).map(|i| (d.values()[i], 100.0 * (n - cum[i]) as f64 / n as f64)).collect()
 }
 
 fn curve_chart(fig: &FigureSpec, x_label: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> Result<Chart> {

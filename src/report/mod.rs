@@ -95,6 +95,9 @@ pub type Files = BTreeMap<PathBuf, Vec<u8>>;
 /// A figure's place: (spec index, figure index).
 type Slot = (usize, usize);
 
+/// One analysis run: (id, parameters with defaults).
+type RunKey = (String, Vec<(String, String)>);
+
 /// Generates every file of the report.
 pub fn generate(plan: &Plan, progress: &dyn Fn(Event)) -> Result<(Files, Stats)> {
     let mut reports: Vec<SpecReport> = plan.specs.iter().map(|s| skip_or_empty(s, &plan.store)).collect();
@@ -133,8 +136,8 @@ fn skip_or_empty<'a>(spec: &'a Spec, store: &Store) -> SpecReport<'a> {
 
 /// Analysis runs (id, given parameters) in first-use order, each with the
 /// figures that draw it.
-fn group_runs(plan: &Plan, reports: &[SpecReport]) -> Vec<((String, Vec<(String, String)>), Vec<Slot>)> {
-    let mut runs: Vec<((String, Vec<(String, String)>), Vec<Slot>)> = Vec::new();
+fn group_runs(plan: &Plan, reports: &[SpecReport]) -> Vec<(RunKey, Vec<Slot>)> {
+    let mut runs: Vec<(RunKey, Vec<Slot>)> = Vec::new();
     for (si, _) in reports.iter().enumerate().filter(|(_, r)| r.skipped.is_none()) {
         for (fi, fig) in plan.specs[si].body.figures.iter().enumerate() {
             let f = fig.get_ref();

@@ -24,7 +24,10 @@ const FIG: &str = "\n[[figure]]\nid = \"a\"\ntitle = \"A\"\nmirrors = \"m\"\npar
 
 #[test]
 fn a_valid_spec_parses_with_its_figures() {
-    let s = spec(&format!("{FIG}analysis = \"pai.wait-by-gpu-type\"\nkind = \"cdf\"\nparams = {{ wait = \"job-to-task\" }}\n")).unwrap();
+    let s = spec(&format!(
+        "{FIG}analysis = \"pai.wait-by-gpu-type\"\nkind = \"cdf\"\nparams = {{ wait = \"job-to-task\" }}\n"
+    ))
+    .unwrap();
     let f = s.body.figures[0].get_ref();
     assert_eq!((f.id.as_str(), f.kind), ("a", Kind::Cdf));
     assert_eq!(params_of(f), vec![("wait".to_string(), "job-to-task".to_string())]);
@@ -39,7 +42,8 @@ fn spec_errors_name_the_file_and_line() {
     assert!(e.starts_with("spec t.toml, line 12: figure `a`: unknown analysis `pai.no-such`"), "{e}");
     let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\nparams = {{ bin = \"5m\" }}\n"));
     assert!(e.contains("line 14") && e.contains("has no parameter `bin` (it takes no parameters)"), "{e}");
-    let e = err(&format!("{FIG}analysis = \"pai.machine-util\"\nkind = \"cdf\"\nparams = {{ idle = \"sometimes\" }}\n"));
+    let e =
+        err(&format!("{FIG}analysis = \"pai.machine-util\"\nkind = \"cdf\"\nparams = {{ idle = \"sometimes\" }}\n"));
     assert!(e.contains("figure `a`") && e.contains("idle"), "{e}");
     let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"pie\"\n"));
     assert!(e.contains("line 13") && e.contains("unknown variant `pie`"), "{e}");
@@ -60,7 +64,7 @@ fn figure(extra: &str, kind: &str) -> FigureSpec {
 
 fn chart(fig: &FigureSpec, out: &Output) -> plot::Chart {
     match build(fig, out).unwrap() {
-        Built::Chart(c) => c,
+        Built::Chart(c) => *c,
         Built::Table(t) => panic!("expected a chart, got {t:?}"),
     }
 }
@@ -75,7 +79,11 @@ fn points(c: &plot::Chart, i: usize) -> Vec<(f64, f64)> {
 #[test]
 fn cdfs_follow_the_owners_convention_and_the_spec_axes() {
     let mut out = Output::new("x", "X", "d");
-    out.dists("p", "Delay (s)", vec![("a".into(), Dist::from_samples(vec![4.0, 1.0, 2.0])), ("b".into(), Dist::default())]);
+    out.dists(
+        "p",
+        "Delay (s)",
+        vec![("a".into(), Dist::from_samples(vec![4.0, 1.0, 2.0])), ("b".into(), Dist::default())],
+    );
     let fig = figure("x = { scale = \"log\" }\nseries = [\"a\"]\nrename = { a = \"A!\" }\nx_div = 2\n", "cdf");
     let c = chart(&fig, &out);
     // Sorted 1, 2, 4 at 100*i/(n-1) = 0, 50, 100 %; x halved by x_div.
@@ -119,10 +127,8 @@ fn shares_table() -> Output {
 
 #[test]
 fn bars_take_a_category_and_one_series_per_column_after_the_row_filter() {
-    let fig = figure(
-        "category = \"label\"\ncolumns = [\"share_pct\", \"n\"]\nrows = { group = \"GPU request\" }\n",
-        "hbars",
-    );
+    let fig =
+        figure("category = \"label\"\ncolumns = [\"share_pct\", \"n\"]\nrows = { group = \"GPU request\" }\n", "hbars");
     let fig = FigureSpec { part: "shares".into(), ..fig };
     let c = chart(&fig, &shares_table());
     assert_eq!(c.kind, plot::Kind::Bars { horizontal: true, mode: plot::BarMode::Grouped });
@@ -199,7 +205,6 @@ fn the_built_in_specs_cover_every_registered_analysis() {
     let specs = Spec::builtin().unwrap();
     let used: Vec<&str> =
         specs.iter().flat_map(|s| &s.body.figures).map(|f| f.get_ref().analysis.get_ref().as_str()).collect();
-    let missing: Vec<&str> =
-        crate::analysis::registry().iter().map(|a| a.id).filter(|id| !used.contains(id)).collect();
+    let missing: Vec<&str> = crate::analysis::registry().iter().map(|a| a.id).filter(|id| !used.contains(id)).collect();
     assert!(missing.is_empty(), "analyses in no spec: {}", missing.join(", "));
 }

@@ -96,7 +96,16 @@ fn spec_and_trace_strings_are_escaped_and_absent_traces_skip_their_spec() {
     let store = tmp.path().join("store");
     let out = tmp.path().join("out");
     let (code, _, stderr) = tracelab(&[
-        "report", s(&dir), "--store", s(&store), "--spec", s(&spec), "--spec", s(&helios), "--out", s(&out),
+        "report",
+        s(&dir),
+        "--store",
+        s(&store),
+        "--spec",
+        s(&spec),
+        "--spec",
+        s(&helios),
+        "--out",
+        s(&out),
     ]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.contains("note: spec h skipped: the store holds none of: helios"), "{stderr}");
