@@ -235,9 +235,12 @@ pub fn num_text(v: f64) -> String {
 }
 
 /// Full precision (Rust's shortest round-trip form); empty for NaN.
+/// Shortest round-trip text that keeps a float a float (`21.0`, not `21`),
+/// as pandas writes it: the Helios cluster summary then matches the
+/// published `helios_cluster_summary.csv` cell for cell.
 fn num_csv(v: f64) -> String {
     if v.is_finite() {
-        format!("{v}")
+        format!("{v:?}")
     } else if v.is_nan() {
         String::new()
     } else if v > 0.0 {
@@ -270,6 +273,15 @@ mod tests {
     }
 
     #[test]
+    fn csv_floats_stay_floats_like_pandas_writes_them() {
+        // The published helios_cluster_summary.csv writes 21.0 and 6373315670.0.
+        assert_eq!(num_csv(21.0), "21.0");
+        assert_eq!(num_csv(6373315670.0), "6373315670.0");
+        assert_eq!(num_csv(0.186), "0.186");
+        assert_eq!(num_csv(f64::NAN), "");
+    }
+
+    #[test]
     fn csv_quotes_only_when_needed() {
         assert_eq!(csv_field("a,b"), "\"a,b\"");
         assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
@@ -286,6 +298,6 @@ mod tests {
         assert_eq!(csv(&out, Some("tab")), "k,v\na,1.5\n");
         let all = csv(&out, None);
         assert!(all.starts_with("# part: tab\nk,v\n"), "{all}");
-        assert!(all.contains("# part: nums\nkey,label,value,unit,published,source\nh,H,2,%,3,paper\n"), "{all}");
+        assert!(all.contains("# part: nums\nkey,label,value,unit,published,source\nh,H,2.0,%,3.0,paper\n"), "{all}");
     }
 }
