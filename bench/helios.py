@@ -107,7 +107,7 @@ def main():
     duck = json.loads(out)
 
     import duckdb
-    jobs_n = duckdb.sql(f"SELECT count(*) FROM read_parquet('{store}/helios/jobs.parquet')").fetchone()[0]
+    jobs_n = duckdb.sql(f"SELECT count(*) FROM read_parquet('{store}/helios/jobs.parquet')").fetchall()[0][0]
     print(f"\nHelios per-minute sequence, {jobs_n:,} jobs, store {store}")
     print(f"{'tool':<16}{'seconds':>10}{'peak RSS MB':>14}")
     print(f"{'tracelab':<16}{s_secs:>10.1f}{s_rss:>14.0f}")
