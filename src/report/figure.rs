@@ -280,12 +280,47 @@ fn bar_chart(fig: &FigureSpec, t: &ResultTable) -> Result<Chart> {
     let vals = axis(val_axis, "", Scale::Linear);
     let (x, y) = if horizontal { (vals, cats) } else { (cats, vals) };
     let mut chart = base_chart(fig, plot::Kind::Bars { horizontal, mode }, x, y);
+    if let Some(p) = &fig.pivot {
+        chart.series = pivot_series(fig, t, cat, column(fig, t, p)?)?;
+        return Ok(chart);
+    }
     for name in fig.columns.as_deref().unwrap_or_default() {
         let i = column(fig, t, name)?;
         let bars = t.rows.iter().map(|r| (cell_text(&r[cat]), cell_f64(&r[i]))).collect();
         chart.series.push(series_for(fig, name, Data::Bars(bars)));
     }
     Ok(chart)
+}
+
+/// Bars of a long table (e.g. trace, status, share): one series per value
+/// of the `pivot` column, plotting the one `columns` entry by category.
+fn pivot_series(fig: &FigureSpec, t: &ResultTable, cat: usize, piv: usize) -> Result<Vec<Series>> {
+    let value = column(fig, t, fig.columns.as_deref().and_then(<[String]>::first).map_or("", String::as_str))?;
+    let mut labels: Vec<String> = Vec::new();
+    for r in &t.rows {
+        let l = cell_text(&r[piv]);
+        if !labels.contains(&l) {
+            labels.push(l);
+        }
+    }
+    if let Some(wanted) = &fig.series {
+        if let Some(w) = wanted.iter().find(|w| !labels.contains(w)) {
+            let msg = format!(
+                "figure `{}`: no `{}` value `{w}` (the table has: {})",
+                fig.id,
+                t.columns[piv],
+                labels.join(", ")
+            );
+            return Err(Error::Usage(msg));
+        }
+        labels = wanted.clone();
+    }
+    let series = labels.iter().map(|l| {
+        let rows = t.rows.iter().filter(|r| cell_text(&r[piv]) == *l);
+        let bars = rows.map(|r| (cell_text(&r[cat]), cell_f64(&r[value]))).collect();
+        series_for(fig, l, Data::Bars(bars))
+    });
+    Ok(series.collect())
 }
 
 fn box_chart(fig: &FigureSpec, t: &ResultTable) -> Result<Chart> {
@@ -375,4 +410,41 @@ fn quantile_table(fig: &FigureSpec, series: &[(String, Dist)]) -> TextTable {
         })
         .collect();
     TextTable { columns, rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fig(extra: &str) -> FigureSpec {
+        let text = format!(
+            "id = \"f\"\ntitle = \"t\"\nmirrors = \"m\"\nanalysis = \"helios.gpu-time-by-status\"\npart = \"p\"\n\
+             kind = \"bars\"\ncaption = \"c\"\ncategory = \"status\"\ncolumns = [\"share\"]\npivot = \"trace\"\n{extra}"
+        );
+        toml::from_str(&text).expect("figure spec")
+    }
+
+    fn long_table() -> ResultTable {
+        let row = |t: &str, s: &str, v: f64| vec![Cell::Str(t.into()), Cell::Str(s.into()), Cell::Float(v)];
+        ResultTable {
+            columns: vec!["trace".into(), "status".into(), "share".into()],
+            rows: vec![row("A", "ok", 60.0), row("A", "bad", 40.0), row("B", "ok", 30.0), row("B", "bad", 70.0)],
+        }
+    }
+
+    #[test]
+    fn pivot_makes_one_series_per_value_in_order() {
+        let s = pivot_series(&fig(""), &long_table(), 1, 0).unwrap();
+        let labels: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
+        assert_eq!(labels, ["A", "B"]);
+        assert_eq!(s[1].data, Data::Bars(vec![("ok".into(), 30.0), ("bad".into(), 70.0)]));
+    }
+
+    #[test]
+    fn pivot_follows_series_and_rejects_unknown_values() {
+        let s = pivot_series(&fig("series = [\"B\"]"), &long_table(), 1, 0).unwrap();
+        assert_eq!(s.len(), 1);
+        assert_eq!(s[0].label, "B");
+        assert!(pivot_series(&fig("series = [\"C\"]"), &long_table(), 1, 0).is_err());
+    }
 }

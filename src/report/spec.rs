@@ -95,6 +95,10 @@ pub struct FigureSpec {
     pub category: Option<String>,
     /// Bars: one series per value column. Tables: the columns shown.
     pub columns: Option<Vec<String>>,
+    /// Bars from a long table: one series per distinct value of this column
+    /// (first-appearance order, or `series`), each plotting the single
+    /// `columns` entry against `category`.
+    pub pivot: Option<String>,
     /// Keep only table rows whose column equals the value.
     #[serde(default)]
     pub rows: BTreeMap<String, String>,
@@ -255,6 +259,14 @@ fn needs(f: &FigureSpec) -> Option<&'static str> {
     match f.kind {
         Kind::Bars | Kind::Hbars | Kind::Stacked if f.category.is_none() || f.columns.is_none() => {
             Some("bars need `category` and `columns`")
+        }
+        Kind::Bars | Kind::Hbars | Kind::Stacked
+            if f.pivot.is_some() && f.columns.as_ref().map_or(0, Vec::len) != 1 =>
+        {
+            Some("`pivot` needs exactly one entry in `columns` (the value column)")
+        }
+        _ if f.pivot.is_some() && !matches!(f.kind, Kind::Bars | Kind::Hbars | Kind::Stacked) => {
+            Some("`pivot` applies to bars, hbars and stacked only")
         }
         Kind::Box if f.category.is_none() || f.boxes.is_none() => Some("box plots need `category` and `boxes`"),
         Kind::Heat if f.category.is_none() || f.heat.is_none() => Some("heat maps need `category` and `heat`"),
