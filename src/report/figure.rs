@@ -71,7 +71,9 @@ pub fn build(fig: &FigureSpec, out: &Output) -> Result<Built> {
         (Kind::Lines | Kind::Steps | Kind::Scatter, Body::Curves { x_label, y_label, series }) => {
             curve_chart(fig, x_label, y_label, series)
         }
-        (Kind::Bars | Kind::Hbars | Kind::Stacked, Body::Table(t)) => bar_chart(fig, &filter_rows(fig, t)?),
+        (Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns, Body::Table(t)) => {
+            bar_chart(fig, &filter_rows(fig, t)?)
+        }
         (Kind::Box, Body::Table(t)) => box_chart(fig, &filter_rows(fig, t)?),
         (Kind::Heat, Body::Table(t)) => heat_chart(fig, &filter_rows(fig, t)?),
         (Kind::Table, Body::Table(t)) => return Ok(Built::Table(text_table(fig, &filter_rows(fig, t)?)?)),
@@ -272,8 +274,9 @@ fn cell_f64(c: &Cell) -> f64 {
 
 fn bar_chart(fig: &FigureSpec, t: &ResultTable) -> Result<Chart> {
     let cat = column(fig, t, fig.category.as_deref().unwrap_or_default())?;
-    let horizontal = fig.kind != Kind::Bars;
-    let mode = if fig.kind == Kind::Stacked { BarMode::Stacked } else { BarMode::Grouped };
+    let horizontal = matches!(fig.kind, Kind::Hbars | Kind::Stacked);
+    let mode =
+        if matches!(fig.kind, Kind::Stacked | Kind::StackedColumns) { BarMode::Stacked } else { BarMode::Grouped };
     let cat_label = t.columns[cat].clone();
     let (cat_axis, val_axis) = if horizontal { (&fig.y, &fig.x) } else { (&fig.x, &fig.y) };
     let cats = axis(cat_axis, &cat_label, Scale::Category);

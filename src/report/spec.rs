@@ -136,6 +136,8 @@ pub enum Kind {
     Hbars,
     /// Stacked horizontal bars (shares that add up).
     Stacked,
+    /// Stacked vertical bars (counts per month, per hour).
+    StackedColumns,
     /// A `table` part as box plots (`category`, `boxes`).
     Box,
     /// A `table` part as a heat map (`category` rows x `heat` columns).
@@ -257,15 +259,19 @@ pub fn params_of(f: &FigureSpec) -> Vec<(String, String)> {
 /// What a table-based kind lacks, if anything.
 fn needs(f: &FigureSpec) -> Option<&'static str> {
     match f.kind {
-        Kind::Bars | Kind::Hbars | Kind::Stacked if f.category.is_none() || f.columns.is_none() => {
+        Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns
+            if f.category.is_none() || f.columns.is_none() =>
+        {
             Some("bars need `category` and `columns`")
         }
-        Kind::Bars | Kind::Hbars | Kind::Stacked
+        Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns
             if f.pivot.is_some() && f.columns.as_ref().map_or(0, Vec::len) != 1 =>
         {
             Some("`pivot` needs exactly one entry in `columns` (the value column)")
         }
-        _ if f.pivot.is_some() && !matches!(f.kind, Kind::Bars | Kind::Hbars | Kind::Stacked) => {
+        _ if f.pivot.is_some()
+            && !matches!(f.kind, Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns) =>
+        {
             Some("`pivot` applies to bars, hbars and stacked only")
         }
         Kind::Box if f.category.is_none() || f.boxes.is_none() => Some("box plots need `category` and `boxes`"),
