@@ -89,6 +89,7 @@ fn help_texts_match_their_snapshots() {
         ("help-schema.txt", vec!["schema", "--help"]),
         ("help-synth.txt", vec!["synth", "--help"]),
         ("help-analyze.txt", vec!["analyze", "--help"]),
+        ("help-report.txt", vec!["report", "--help"]),
     ] {
         let out = tracelab_ok(&args);
         let path = dir.join(name);
