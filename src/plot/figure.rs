@@ -29,7 +29,7 @@ pub(crate) fn render(chart: &Chart) -> Result<String, PlotError> {
     let notes = body.notes();
     let specs = if empty {
         // No ticks on axes that would only show a made-up range.
-        Specs { x: Spec::Cat(vec![]), y: Spec::Cat(vec![]), y2: None }
+        Specs { x: Spec::cat(vec![]), y: Spec::cat(vec![]), y2: None }
     } else {
         Specs { x: body.x_spec(chart), y: body.y_spec(chart), y2: body.y2_spec(chart) }
     };

@@ -1,6 +1,7 @@
 //! Tick labels: numbers to text per `TickFormat`, with one number of
-//! decimals shared by all labels of an axis, a real minus sign, and powers of
-//! ten as superscripts. Pure string work; nothing here measures or draws.
+//! decimals shared by all labels of a linear axis (each tick its own on log
+//! and symlog axes), a real minus sign, and powers of ten as superscripts.
+//! Pure string work; nothing here measures or draws.
 
 use super::model::TickFormat;
 use super::scale::{decade, pow10, Transform};
@@ -49,8 +50,9 @@ fn auto(ticks: &[f64], tf: Transform) -> Vec<Label> {
     if biggest >= 1e6 {
         return si(ticks, biggest);
     }
-    if tf == Transform::Log {
-        // Log ticks differ in magnitude: 0.1, 1, 10 read better than 0.1, 1.0, 10.0.
+    if tf != Transform::Linear {
+        // Log and symlog ticks differ in magnitude: 0, 0.1, 1, 10 read
+        // better than 0.0, 0.1, 1.0, 10.0.
         return ticks.iter().map(|v| plain(fixed(*v, shared_decimals(&[*v])))).collect();
     }
     let d = shared_decimals(ticks);
@@ -176,6 +178,29 @@ mod tests {
         assert_eq!(l, ["0.1", "1", "10", "100"]);
         let l = flat_all(labels(&[-1e4, 0.0, 1e4], TickFormat::Auto, Transform::Symlog(1.0)));
         assert_eq!(l, ["−10^4", "0", "10^4"]);
+    }
+
+    #[test]
+    fn auto_on_symlog_axes_gives_each_tick_its_own_decimals_like_log() {
+        // The ticks of a symlog axis 0..1000 with linthresh 0.1: 0 and
+        // 0.1 * 10^k for k = 0..4. The largest is 1000 < 10^4 and the
+        // smallest non-zero 0.1 > 10^-3, so plain numbers, each with the
+        // decimals it needs: 0.1 one, the others none.
+        let ticks = [0.0, 0.1, 1.0, 10.0, 100.0, 1000.0];
+        let l = flat_all(labels(&ticks, TickFormat::Auto, Transform::Symlog(0.1)));
+        assert_eq!(l, ["0", "0.1", "1", "10", "100", "1000"]);
+        // The same ticks on a log axis (without 0) read the same.
+        let l = flat_all(labels(&ticks[1..], TickFormat::Auto, Transform::Log));
+        assert_eq!(l, ["0.1", "1", "10", "100", "1000"]);
+        // Negative side, c = 0.5: −5, −0.5, 0, 0.5, 5, 50 (a real minus).
+        let l = flat_all(labels(&[-5.0, -0.5, 0.0, 0.5, 5.0, 50.0], TickFormat::Auto, Transform::Symlog(0.5)));
+        assert_eq!(l, ["−5", "−0.5", "0", "0.5", "5", "50"]);
+        // Wide (reaching 10^4) and all powers of ten: 10^k, as on log axes.
+        let l = flat_all(labels(&[0.0, 0.1, 10.0, 1000.0, 1e5], TickFormat::Auto, Transform::Symlog(0.1)));
+        assert_eq!(l, ["0", "10^−1", "10^1", "10^3", "10^5"]);
+        // A linear axis keeps one shared number of decimals.
+        let l = flat_all(labels(&[0.0, 0.5, 1.0], TickFormat::Auto, Transform::Linear));
+        assert_eq!(l, ["0.0", "0.5", "1.0"]);
     }
 
     #[test]

@@ -73,11 +73,17 @@ pub struct Axis {
     pub label: String,
     pub scale: Scale,
     /// `None`: from the data (linear axes get a little padding, log and
-    /// symlog axes are widened to whole decades).
+    /// symlog axes are widened to whole decades). A given bound is never
+    /// moved: when the data collapse onto it (all zeros with `min = 0`),
+    /// the free end moves away from it (0..1; 0..linthresh on symlog; a
+    /// decade up on log). Only `min == max` is widened both ways.
     pub min: Option<f64>,
     pub max: Option<f64>,
     /// Explicit tick positions (as the upstream figure has them); `None`
-    /// generates ticks for the axis length.
+    /// generates ticks for the axis length. On a category axis they are
+    /// category positions, 0 for the first category (in order of first
+    /// appearance): `[0, 6, 12, 18]` labels only those four hours of 0..23.
+    /// Either way, labels that would overlap are thinned to every k-th.
     pub ticks: Option<Vec<f64>>,
     pub tick_format: TickFormat,
 }
@@ -139,14 +145,20 @@ pub enum Scale {
         linthresh: f64,
     },
     /// Evenly spaced categories (bars, boxes, heat-map rows); the categories
-    /// come from the data, so range and ticks of such an axis are ignored.
+    /// come from the data, so the range of such an axis is ignored, and
+    /// `ticks` pick categories by position (non-integers and positions past
+    /// the last category are dropped). Names that do not fit are turned
+    /// (under the plot) and thinned to every k-th, the smallest k at which
+    /// no two overlap, always with the first and, if it fits, the last.
     Category,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TickFormat {
-    /// Plain numbers with as few decimals as the ticks need; powers of ten
-    /// on wide log axes, k/M/G suffixes from a million on.
+    /// Plain numbers with as few decimals as the ticks need (shared by all
+    /// ticks on a linear axis, per tick on log and symlog axes: 0, 0.1, 1,
+    /// 10); powers of ten on wide log and symlog axes, M/G/T suffixes from
+    /// a million on.
     Auto,
     /// Fractions as percentages: 0.4 -> "40%".
     Percent,

@@ -121,7 +121,9 @@ pub(crate) struct RangeRequest {
 const PAD: f64 = 0.04;
 
 /// The drawn range. Invalid bounds (non-finite, <= 0 on a log axis) are
-/// ignored; an empty or zero-width range is widened so nothing divides by 0.
+/// ignored; an empty or zero-width range is widened so nothing divides by 0,
+/// away from a bound the caller fixed (all-zero data with `min = 0` gives
+/// 0..1, not -1..1). Only `min == max`, both given, widens both ways.
 pub(crate) fn range(tf: Transform, req: RangeRequest) -> (f64, f64) {
     let min = req.min.filter(|v| tf.accepts(*v));
     let max = req.max.filter(|v| tf.accepts(*v));
@@ -138,7 +140,18 @@ pub(crate) fn range(tf: Transform, req: RangeRequest) -> (f64, f64) {
     // Beyond +-1e300 spans overflow to infinity; such values are clipped.
     let (lo, hi) = (lo.max(-LIMIT), hi.min(LIMIT));
     if hi > lo {
-        (lo, hi)
+        return (lo, hi);
+    }
+    // Collapsed (all data on one value, or on the wrong side of a fixed
+    // bound): grow from the fixed end, or both ways when both or neither are.
+    let grown = match (min.is_some(), max.is_some()) {
+        (true, false) => (lo, step_up(tf, lo)),
+        (false, true) => (step_down(tf, hi), hi),
+        _ => widen(tf, lo),
+    };
+    // Near the float limits a step can overflow; fall back to both ways.
+    if grown.1 > grown.0 && (grown.1 - grown.0).is_finite() {
+        grown
     } else {
         widen(tf, lo)
     }
@@ -187,6 +200,60 @@ fn widen(tf: Transform, v: f64) -> (f64, f64) {
             (pow10(k - 1), pow10(k + 1).max(v * 10.0))
         }
         Transform::Symlog(c) => (v - c, v + c),
+    }
+}
+
+/// The end of a range grown up from a fixed `v`: as far as `widen` grows
+/// each side on a linear axis, to the next decade on a log axis, and to the
+/// next symlog tick (0 or +-c*10^k) above `v` on a symlog axis.
+fn step_up(tf: Transform, v: f64) -> f64 {
+    match tf {
+        Transform::Linear if v == 0.0 => 1.0,
+        Transform::Linear => v + 0.1 * v.abs(),
+        Transform::Log => pow10(decade(v) + 1),
+        Transform::Symlog(c) => symlog_above(v, c),
+    }
+}
+
+/// The mirror of `step_up`: the start of a range grown down to a fixed `v`.
+fn step_down(tf: Transform, v: f64) -> f64 {
+    match tf {
+        Transform::Linear => -step_up(tf, -v),
+        Transform::Log => {
+            let d = pow10(decade(v));
+            if d < v {
+                d
+            } else {
+                pow10(decade(v) - 1)
+            }
+        }
+        Transform::Symlog(c) => -symlog_above(-v, c) + 0.0,
+    }
+}
+
+/// The smallest of 0 and +-c*10^k (the symlog ticks) strictly above `v`.
+/// Stepping k from a guess keeps the result exactly a tick value, whatever
+/// the rounding of `v / c`.
+fn symlog_above(v: f64, c: f64) -> f64 {
+    let tick = |k: i32| c * pow10(k);
+    if v < 0.0 {
+        if -v <= c {
+            return 0.0;
+        }
+        // The largest c*10^k below |v|; k = 0 (c itself) is, as |v| > c.
+        let mut k = decade(-v / c) + 1;
+        while k > 0 && tick(k) >= -v {
+            k -= 1;
+        }
+        -tick(k)
+    } else if v < c {
+        c
+    } else {
+        let mut k = decade(v / c).max(0);
+        while tick(k) <= v {
+            k += 1;
+        }
+        tick(k)
     }
 }
 
@@ -307,5 +374,41 @@ mod tests {
         // No data at all still gives a usable range: 0..1 padded.
         let (lo, hi) = range(Transform::Linear, req(None));
         assert!(close(lo, -0.04) && close(hi, 1.04));
+    }
+
+    fn fixed(extent: (f64, f64), min: Option<f64>, max: Option<f64>) -> RangeRequest {
+        RangeRequest { extent: Some(extent), min, max, pad: (true, true) }
+    }
+
+    #[test]
+    fn a_collapsed_range_grows_away_from_a_fixed_bound() {
+        // Symlog (c = 1), min 0, all data 0: the free end goes to the next
+        // symlog tick above 0, which is c = 1 (not -1..1).
+        assert_eq!(range(Transform::Symlog(1.0), fixed((0.0, 0.0), Some(0.0), None)), (0.0, 1.0));
+        // ... and with max 0 fixed, down to -c = -1.
+        assert_eq!(range(Transform::Symlog(1.0), fixed((0.0, 0.0), None, Some(0.0))), (-1.0, 0.0));
+        // c = 0.1, min 1, data 1: ticks are 0, 0.1, 1, 10: the next above 1 is 10.
+        assert_eq!(range(Transform::Symlog(0.1), fixed((1.0, 1.0), Some(1.0), None)), (1.0, 10.0));
+        // c = 1, max -10 fixed, data -10: the tick below -10 is -100.
+        assert_eq!(range(Transform::Symlog(1.0), fixed((-10.0, -10.0), None, Some(-10.0))), (-100.0, -10.0));
+        // c = 1, min 10, data at 3: the data's end rounds up to the tick 10 =
+        // min, so the range collapsed; it grows to the next tick, 100.
+        assert_eq!(range(Transform::Symlog(1.0), fixed((3.0, 3.0), Some(10.0), None)), (10.0, 100.0));
+        // Linear, min 0, all zeros: 0..1 (one unit, as `widen` grows each side of 0).
+        assert_eq!(range(Transform::Linear, fixed((0.0, 0.0), Some(0.0), None)), (0.0, 1.0));
+        assert_eq!(range(Transform::Linear, fixed((0.0, 0.0), None, Some(0.0))), (-1.0, 0.0));
+        // Linear, min 5, data 5: 5 + 10% of 5 = 5.5; max 5: 5 - 0.5 = 4.5.
+        assert_eq!(range(Transform::Linear, fixed((5.0, 5.0), Some(5.0), None)), (5.0, 5.5));
+        assert_eq!(range(Transform::Linear, fixed((5.0, 5.0), None, Some(5.0))), (4.5, 5.0));
+        // Data entirely below a fixed min (2..5, min 10): the range starts at 10 and grows to 11.
+        assert_eq!(range(Transform::Linear, fixed((2.0, 5.0), Some(10.0), None)), (10.0, 11.0));
+        // Log, min 100, data 100 (1-2-5 rounding keeps 100..100): up a decade to 1000;
+        // max 100: down to 10; max 300, data 500..800 (above it, 1-2-5 start
+        // 500): down to the decade below 300, 100.
+        assert_eq!(range(Transform::Log, fixed((100.0, 100.0), Some(100.0), None)), (100.0, 1000.0));
+        assert_eq!(range(Transform::Log, fixed((100.0, 100.0), None, Some(100.0))), (10.0, 100.0));
+        assert_eq!(range(Transform::Log, fixed((500.0, 800.0), None, Some(300.0))), (100.0, 300.0));
+        // Neither end fixed: both ways as before, -c..c around 0.
+        assert_eq!(range(Transform::Symlog(1.0), req(Some((0.0, 0.0)))), (-1.0, 1.0));
     }
 }

@@ -3,7 +3,7 @@
 //! values up from 0, negative ones down), vertical or horizontal. A value
 //! repeated for one category within a series is summed.
 
-use super::{categories, extent, mismatch, num_spec, Body, Skipped, View};
+use super::{cat_spec, categories, extent, mismatch, num_spec, Body, Skipped, View};
 use crate::plot::axis::{Map, Spec};
 use crate::plot::canvas::Canvas;
 use crate::plot::geom::{Mark, Rect};
@@ -138,13 +138,13 @@ impl Body for Bars {
         if self.horizontal {
             self.value_spec(chart)
         } else {
-            Spec::Cat(self.cats.clone())
+            cat_spec(&chart.x, self.cats.clone())
         }
     }
 
     fn y_spec(&self, chart: &Chart) -> Spec {
         if self.horizontal {
-            Spec::Cat(self.cats.clone())
+            cat_spec(&chart.y, self.cats.clone())
         } else {
             self.value_spec(chart)
         }

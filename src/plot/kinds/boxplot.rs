@@ -3,7 +3,7 @@
 //! Boxes with a NaN/infinite statistic, or one <= 0 on a log axis, are
 //! skipped and counted.
 
-use super::{categories, extent, mismatch, num_spec, Body, Skipped, View};
+use super::{cat_spec, categories, extent, mismatch, num_spec, Body, Skipped, View};
 use crate::plot::axis::{Map, Spec};
 use crate::plot::canvas::Canvas;
 use crate::plot::geom::{clip_segment, Mark, Rect};
@@ -125,8 +125,8 @@ impl Glyph {
 }
 
 impl Body for Boxes {
-    fn x_spec(&self, _chart: &Chart) -> Spec {
-        Spec::Cat(self.cats.clone())
+    fn x_spec(&self, chart: &Chart) -> Spec {
+        cat_spec(&chart.x, self.cats.clone())
     }
 
     fn y_spec(&self, chart: &Chart) -> Spec {

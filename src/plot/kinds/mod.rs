@@ -104,6 +104,12 @@ pub(crate) fn num_spec(axis: &Axis, extent: Option<(f64, f64)>, pad: (bool, bool
     Spec::Num { tf, lo, hi, given: axis.ticks.clone(), fmt: axis.tick_format }
 }
 
+/// A category axis spec: `names` in order, labelled at the axis' explicit
+/// ticks (category positions) if it has any.
+pub(crate) fn cat_spec(axis: &Axis, names: Vec<String>) -> Spec {
+    Spec::Cat { names, given: axis.ticks.clone() }
+}
+
 /// Min and max of the values, if any.
 pub(crate) fn extent(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     values.fold(None, |acc, v| match acc {

@@ -146,6 +146,68 @@ fn a_large_heat_map_is_one_embedded_image() {
     assert!(svg.len() < 150_000, "{} bytes", svg.len());
 }
 
+/// A `rows` x `cols` map of noise with hourly columns; `gap` leaves out
+/// the bin at hour 10 (as a table of the bins present does).
+fn big_heat(rows: usize, cols: usize, gap: bool) -> Chart {
+    let mut rng = samples::Lcg::new(3);
+    let names: Vec<String> = (0..rows).map(|i| format!("machine-{i:04}")).collect();
+    let cols: Vec<f64> = (0..cols).map(|i| if gap && i >= 10 { i as f64 + 1.0 } else { i as f64 }).collect();
+    let values = names.iter().map(|_| cols.iter().map(|_| rng.next()).collect()).collect();
+    let mut c = Chart::new(Kind::Heat, Axis::linear("t"), Axis::category("m"));
+    c.series = vec![Series::new("", Data::Heat { rows: names, cols, values })];
+    c
+}
+
+/// Width and height from the IHDR of the heat map's embedded PNG.
+fn image_size(svg: &str) -> (u32, u32) {
+    let doc = parse(svg);
+    let img = group(&doc, "heat").unwrap().descendants().find(|n| n.has_tag_name("image")).unwrap();
+    let b64 = img.attribute("href").unwrap().strip_prefix("data:image/png;base64,").unwrap();
+    // Width and height are bytes 16..24 (after the 8-byte signature and
+    // IHDR's length and type); base64 characters 20..32 hold bytes 15..24
+    // (3 bytes per 4 characters).
+    let value =
+        |c: u8| "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".find(c as char).unwrap() as u32;
+    let bytes: Vec<u8> = b64.as_bytes()[20..32]
+        .chunks(4)
+        .flat_map(|q| {
+            let n = q.iter().fold(0, |n, c| (n << 6) | value(*c));
+            [(n >> 16) as u8, (n >> 8) as u8, n as u8]
+        })
+        .collect();
+    let be = |b: &[u8]| u32::from_be_bytes(b.try_into().unwrap());
+    (be(&bytes[1..5]), be(&bytes[5..9]))
+}
+
+#[test]
+fn a_heat_map_with_missing_bins_is_still_one_image() {
+    // 300 machines x 2000 hourly bins without hour 10: the columns start at
+    // 0..9 and 11..2000, the last ends at 2001, so the image has 2001 pixel
+    // columns (hour 9's cell is two wide) and 300 rows.
+    let svg = render_ok(&big_heat(300, 2000, true));
+    let doc = parse(&svg);
+    let heat = group(&doc, "heat").unwrap();
+    assert_eq!((count(heat, "image"), count(heat, "rect")), (1, 0));
+    assert_eq!(image_size(&svg), (2001, 300));
+    // 600,000 random levels deflate to about a byte each, base64 4/3 of
+    // that: well under 1 MB, where a rect per cell was over 40 MB.
+    assert!(svg.len() < 1_000_000, "{} bytes", svg.len());
+    // 104 x 1600 without gaps: one pixel per cell.
+    assert_eq!(image_size(&render_ok(&big_heat(104, 1600, false))), (1600, 104));
+}
+
+#[test]
+fn hundreds_of_heat_map_rows_get_every_kth_name() {
+    // The plot is at most 360 px tall and names need 12.61 px each (see
+    // axis.rs), so at most 360 / 12.61 = 28 of the 300 are named, the
+    // first among them.
+    let svg = render_ok(&big_heat(300, 200, false));
+    let doc = parse(&svg);
+    let names: Vec<String> = texts(&doc).into_iter().filter(|t| t.starts_with("machine-")).collect();
+    assert!(names.len() >= 2 && names.len() <= 28, "{names:?}");
+    assert_eq!(names[0], "machine-0000");
+}
+
 #[test]
 fn a_twin_axis_chart_labels_both_axes_and_the_right_series() {
     let svg = render_ok(&samples::twin_axis());

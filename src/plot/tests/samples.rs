@@ -270,6 +270,60 @@ pub fn heat_large() -> Chart {
     c
 }
 
+/// 120 machines with 24-character names: the row names thin to every k-th.
+pub fn heat_many_rows() -> Chart {
+    let mut c = heat();
+    let mut rng = Lcg::new(13);
+    let rows: Vec<String> = (0..120).map(|i| format!("gpu-node-rack{:02}-slot-{:03}", i / 16, i)).collect();
+    let cols: Vec<f64> = (0..96).map(|i| i as f64 * 0.25).collect();
+    let values = rows
+        .iter()
+        .map(|_| {
+            let base = rng.next();
+            cols.iter().map(|_| (base + 0.3 * (rng.next() - 0.5)).clamp(0.0, 1.0)).collect()
+        })
+        .collect();
+    c.series = vec![Series::new("utilization", Data::Heat { rows, cols, values })];
+    c
+}
+
+/// Many categories under a box plot: names stand upright, every k-th shown.
+pub fn boxes_many_categories() -> Chart {
+    let mut c = Chart::new(Kind::Box, Axis::category("Virtual cluster"), Axis::log("Queueing delay (s)"));
+    let mut rng = Lcg::new(17);
+    let boxes = (0..64)
+        .map(|i| {
+            let m = 10f64.powf(1.0 + 2.0 * rng.next());
+            (
+                format!("vc-{:06x}", i * 0x2f3b1 % 0xffffff),
+                BoxStats { whisker_lo: m / 30.0, q1: m / 4.0, median: m, q3: m * 4.0, whisker_hi: m * 40.0 },
+            )
+        })
+        .collect();
+    c.series = vec![Series::boxes("", boxes)];
+    c
+}
+
+/// A symlog axis 0..1000 with linthresh 0.1: labels 0, 0.1, 1, 10, 100, 1000.
+pub fn symlog_small_threshold() -> Chart {
+    let x = Axis::symlog("Queueing delay (s)", 0.1);
+    let y = Axis::linear("CDF").range(0.0, 1.0);
+    let mut c = Chart::new(Kind::Step, x, y);
+    let mut pts = vec![(0.0, 0.2)];
+    pts.extend(cdf_points(5.0, 0.8).into_iter().map(|(x, f)| (x / 10.0, 0.2 + 0.8 * f)).filter(|p| p.0 <= 1000.0));
+    c.series = vec![Series::points("all jobs", pts)];
+    c
+}
+
+/// Waits that are all 0 on a symlog axis with min 0: drawn on 0..1, not -1..1.
+pub fn all_zero_min_zero() -> Chart {
+    let x = Axis::linear("Time (days)");
+    let y = Axis { min: Some(0.0), ..Axis::symlog("Queueing delay (s)", 1.0) };
+    let mut c = Chart::new(Kind::Line, x, y);
+    c.series = vec![Series::points("VC a", (0..=14).map(|d| (d as f64, 0.0)).collect())];
+    c
+}
+
 pub fn all() -> Vec<(&'static str, Chart)> {
     vec![
         ("cdf-log-step", cdf_log()),
@@ -289,5 +343,9 @@ pub fn all() -> Vec<(&'static str, Chart)> {
         ("skipped-values", skipped_values()),
         ("small", small()),
         ("heat-large", heat_large()),
+        ("heat-many-rows", heat_many_rows()),
+        ("box-many-categories", boxes_many_categories()),
+        ("symlog-small-threshold", symlog_small_threshold()),
+        ("all-zero-min-zero", all_zero_min_zero()),
     ]
 }
