@@ -361,16 +361,22 @@ fn heat_chart(fig: &FigureSpec, t: &ResultTable) -> Result<Chart> {
     let mut cols: Vec<f64> = bins.iter().map(|b| (b - origin) / div).collect();
     cols.sort_by(f64::total_cmp);
     cols.dedup();
+    // Rows in order of first appearance; one name lookup per table row.
     let mut rows: Vec<String> = Vec::new();
-    for r in &t.rows {
-        let name = cell_text(&r[row]);
-        if !rows.contains(&name) {
-            rows.push(name);
-        }
-    }
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let row_of: Vec<usize> = t
+        .rows
+        .iter()
+        .map(|r| {
+            let name = cell_text(&r[row]);
+            *index.entry(name.clone()).or_insert_with(|| {
+                rows.push(name);
+                rows.len() - 1
+            })
+        })
+        .collect();
     let mut values = vec![vec![f64::NAN; cols.len()]; rows.len()];
-    for (r, b) in t.rows.iter().zip(&bins) {
-        let ri = rows.iter().position(|n| *n == cell_text(&r[row])).unwrap_or(0);
+    for ((r, b), &ri) in t.rows.iter().zip(&bins).zip(&row_of) {
         let ci = cols.partition_point(|c| *c < (b - origin) / div);
         values[ri][ci] = cell_f64(&r[value]);
     }
