@@ -53,17 +53,20 @@ fn pearson_r(x: &[f64], y: &[f64]) -> f64 {
 
 /// 1-based average ranks.
 fn ranks(v: &[f64]) -> Vec<f64> {
-    let mut idx: Vec<usize> = (0..v.len()).collect();
-    idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
+    // (value, position) pairs sorted directly: several times faster than
+    // sorting positions by an indirect key on millions of samples (PAI
+    // instances); ties get their mean rank whatever their order.
+    let mut order: Vec<(f64, usize)> = v.iter().copied().zip(0..).collect();
+    order.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let mut out = vec![0.0; v.len()];
     let mut i = 0;
-    while i < idx.len() {
+    while i < order.len() {
         let mut j = i;
-        while j + 1 < idx.len() && v[idx[j + 1]] == v[idx[i]] {
+        while j + 1 < order.len() && order[j + 1].0 == order[i].0 {
             j += 1;
         }
         let rank = (i + j) as f64 / 2.0 + 1.0;
-        for &k in &idx[i..=j] {
+        for &(_, k) in &order[i..=j] {
             out[k] = rank;
         }
         i = j + 1;

@@ -138,24 +138,67 @@ fn lognormal_mle(pos: &Dist) -> (f64, f64) {
 }
 
 /// (alpha, x_min, tail, KS) of the best x_min candidate.
+///
+/// Each candidate's tail is a suffix of the sorted values, read in place
+/// with ln(x) computed once: with millions of distinct values (PAI memory
+/// usage) copying the tail and calling `powf` per candidate took seconds.
+/// The candidates are independent and are split over two threads.
 fn best_powerlaw(pos: &Dist) -> Option<(f64, f64, Dist, f64)> {
-    let mut best: Option<(f64, f64, Dist, f64)> = None;
     let mut candidates: Vec<f64> = (0..40).map(|i| pos.quantile(0.95 * i as f64 / 39.0)).collect();
     candidates.dedup();
-    for xmin in candidates {
-        let tail =
-            Dist::from_counts(pos.values().iter().copied().zip(pos.counts().iter().copied()).filter(|p| p.0 >= xmin));
-        let log_sum: f64 = tail.values().iter().zip(tail.counts()).map(|(v, &c)| (v / xmin).ln() * c as f64).sum();
-        if tail.n() < 10 || log_sum <= 0.0 {
-            continue;
+    let (values, counts) = (pos.values(), pos.counts());
+    let ln: Vec<f64> = values.iter().map(|v| v.ln()).collect();
+    // n of the suffix starting at each index.
+    let mut suffix_n = vec![0u64; values.len() + 1];
+    for i in (0..values.len()).rev() {
+        suffix_n[i] = suffix_n[i + 1] + counts[i];
+    }
+    let fit = |xmin: f64| -> Option<(f64, f64, usize, f64)> {
+        let start = values.partition_point(|v| *v < xmin);
+        let n = suffix_n[start];
+        let ln_min = xmin.ln();
+        let log_sum: f64 = ln[start..].iter().zip(&counts[start..]).map(|(l, &c)| (l - ln_min) * c as f64).sum();
+        if n < 10 || log_sum <= 0.0 {
+            return None;
         }
-        let alpha = 1.0 + tail.n() as f64 / log_sum;
-        let d = ks(&tail, |x| 1.0 - (x / xmin).powf(1.0 - alpha));
-        if best.as_ref().is_none_or(|b| d < b.3) {
-            best = Some((alpha, xmin, tail, d));
+        let alpha = 1.0 + n as f64 / log_sum;
+        let d = ks_suffix(&ln[start..], &counts[start..], n, |l| 1.0 - ((1.0 - alpha) * (l - ln_min)).exp());
+        Some((alpha, xmin, start, d))
+    };
+    let half = candidates.len().div_ceil(2);
+    let (first, second) = candidates.split_at(half);
+    let fits: Vec<Option<(f64, f64, usize, f64)>> = std::thread::scope(|s| {
+        let other = s.spawn(|| second.iter().map(|&x| fit(x)).collect::<Vec<_>>());
+        let mut fits: Vec<_> = first.iter().map(|&x| fit(x)).collect();
+        fits.extend(other.join().expect("power-law fit thread"));
+        fits
+    });
+    // The first candidate with the smallest distance, as a sequential scan.
+    let mut best: Option<(f64, f64, usize, f64)> = None;
+    for f in fits.into_iter().flatten() {
+        if best.as_ref().is_none_or(|b| f.3 < b.3) {
+            best = Some(f);
         }
     }
-    best
+    let (alpha, xmin, start, d) = best?;
+    let tail = Dist::from_counts(values[start..].iter().copied().zip(counts[start..].iter().copied()));
+    Some((alpha, xmin, tail, d))
+}
+
+/// [`ks`] over a sorted suffix given as ln(x) and counts (n = their sum),
+/// with the model CDF as a function of ln(x).
+fn ks_suffix(ln: &[f64], counts: &[u64], n: u64, cdf_of_ln: impl Fn(f64) -> f64) -> f64 {
+    let n = n as f64;
+    let mut below = 0u64;
+    let mut worst: f64 = 0.0;
+    for (l, &c) in ln.iter().zip(counts) {
+        let f = cdf_of_ln(*l);
+        let lo = below as f64 / n;
+        below += c;
+        let hi = below as f64 / n;
+        worst = worst.max((f - lo).abs()).max((f - hi).abs());
+    }
+    worst
 }
 
 /// Kolmogorov-Smirnov distance between the empirical CDF of `d` and `cdf`,

@@ -44,16 +44,19 @@ fn class() -> Expr {
         .otherwise(lit("CPU"))
 }
 
-/// Instances (dfw) placed on a machine of the spec, with class and type.
+/// Instances (dfw) placed on a machine of the spec, with class and type,
+/// and `spec_idx`, the spec row (an integer to group by).
 fn placed(store: &Store) -> Result<LazyFrame> {
-    let spec = store.scan(&MACHINE_SPEC)?.select([
+    let spec = store.scan(&MACHINE_SPEC)?.with_row_index("spec_idx", None).select([
+        col("spec_idx"),
         col("machine"),
         col("gpu_type").alias("machine_type"),
         col("cap_cpu"),
         col("cap_gpu"),
         class().alias("class"),
     ]);
-    Ok(frames::instances(store)?.join(spec, [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner)))
+    let cols = ["machine", "start_time", "end_time", "run_s", "plan_cpu_pct", "plan_gpu_pct"];
+    Ok(frames::instances(store, &cols)?.join(spec, [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner)))
 }
 
 fn supply_demand(ctx: &Ctx, _: &Args) -> Result<Output> {
@@ -75,8 +78,11 @@ fn supply_demand(ctx: &Ctx, _: &Args) -> Result<Output> {
             ((cpu.clone() * run.clone()).sum() / (gpu.clone() * run.clone()).sum()).alias("time_weighted"),
         ]
     };
-    let by_class = collect(placed(&ctx.store)?.group_by([col("class")]).agg(demand_aggs()), "demand by class")?;
-    let cluster = collect(placed(&ctx.store)?.select(demand_aggs()), "cluster demand")?;
+    // Both the per-class and the cluster demand read the placed instances.
+    let cols = [col("class"), col("plan_cpu_pct"), col("plan_gpu_pct"), col("run_s")];
+    let inst = collect(placed(&ctx.store)?.select(cols), "placed instances")?.lazy();
+    let by_class = collect(inst.clone().group_by([col("class")]).agg(demand_aggs()), "demand by class")?;
+    let cluster = collect(inst.select(demand_aggs()), "cluster demand")?;
     let published = [("8-GPU", 12.0, 22.8), ("2-GPU", 38.1, 18.1), ("cluster", 23.2, 21.4)];
     let (sc, sm, scpu, sgpu) =
         (strs(&supply, "class")?, i64s(&supply, "machines")?, f64s(&supply, "cap_cpu")?, f64s(&supply, "cap_gpu")?);
@@ -168,8 +174,17 @@ fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
     // The placed instances feed four queries (window, per machine, per tier,
     // V100 matrix): collect the columns they use once instead of
     // re-running the instance dedupe and joins for each.
-    let used =
-        ["machine", "machine_type", "cap_cpu", "cap_gpu", "start_time", "end_time", "plan_cpu_pct", "plan_gpu_pct"];
+    let used = [
+        "spec_idx",
+        "machine",
+        "machine_type",
+        "cap_cpu",
+        "cap_gpu",
+        "start_time",
+        "end_time",
+        "plan_cpu_pct",
+        "plan_gpu_pct",
+    ];
     let inst = collect(placed(&ctx.store)?.filter(covers_time()).select(used.map(col)), "placed instances")?.lazy();
     let span = collect(
         inst.clone().select([col("start_time").min().alias("t0"), col("end_time").max().alias("t1")]),
@@ -178,13 +193,24 @@ fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
     let (t0, t1) = (i64s(&span, "t0")?[0].unwrap_or(0), i64s(&span, "t1")?[0].unwrap_or(0));
     let window_s = (t1 - t0) as f64 / 1e6;
     let secs = super::super::frame::seconds_between(col("end_time"), col("start_time"));
+    // Summed per spec row first (an integer key over millions of rows), then
+    // per machine and its attributes over the few thousand spec rows: sums
+    // distribute over the join, so this is the grouping by machine, type
+    // and capacities without hashing those for every instance.
+    let attrs = || [col("machine"), col("machine_type"), col("cap_cpu"), col("cap_gpu")];
     let per_machine = inst
         .clone()
-        .group_by([col("machine"), col("machine_type"), col("cap_cpu"), col("cap_gpu")])
+        .group_by([col("spec_idx")])
         .agg([
             (col("plan_cpu_pct").fill_null(lit(0.0)) / lit(100.0) * secs.clone()).sum().alias("cpu_s"),
             (col("plan_gpu_pct").fill_null(lit(0.0)) / lit(100.0) * secs).sum().alias("gpu_s"),
+            col("machine").first(),
+            col("machine_type").first(),
+            col("cap_cpu").first(),
+            col("cap_gpu").first(),
         ])
+        .group_by(attrs())
+        .agg([col("cpu_s").sum(), col("gpu_s").sum()])
         .with_columns([
             (col("cpu_s") / (col("cap_cpu").cast(DataType::Float64) * lit(window_s)) * lit(100.0)).alias("cpu_alloc"),
             (col("gpu_s") / (col("cap_gpu").cast(DataType::Float64) * lit(window_s)) * lit(100.0)).alias("gpu_alloc"),

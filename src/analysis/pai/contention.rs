@@ -61,8 +61,7 @@ fn slowdowns(ctx: &Ctx, args: &Args) -> Result<LazyFrame> {
     let mut metric_cols = vec![col("worker_name")];
     metric_cols.extend(METRICS.iter().map(|m| col(*m)));
     let metrics = ctx.store.scan(&MACHINE_METRIC)?.select(metric_cols);
-    let mut inst = frames::instances(&ctx.store)?
-        .select([col("worker_name"), col("group"), col("workload"), col("run_s")])
+    let mut inst = frames::instances(&ctx.store, &["worker_name", "group", "workload", "run_s"])?
         .filter(col("run_s").gt(lit(0.0)))
         .join(metrics, [col("worker_name")], [col("worker_name")], JoinArgs::new(JoinType::Inner));
     let workload = args.str("workload");
@@ -85,7 +84,8 @@ fn slowdowns(ctx: &Ctx, args: &Args) -> Result<LazyFrame> {
 
 fn cpu_contention(ctx: &Ctx, args: &Args) -> Result<Output> {
     let thr = args.f64("cpu-threshold")?;
-    let lf = slowdowns(ctx, args)?;
+    // Shares, distributions and correlations all read it: evaluate once.
+    let lf = collect(slowdowns(ctx, args)?, "recurring instances")?.lazy();
     let shares = collect(
         lf.clone()
             .filter(col("machine_cpu_pct").is_not_null())
@@ -160,14 +160,25 @@ fn correlations(lf: LazyFrame) -> Result<ResultTable> {
     select.extend(METRICS.iter().map(|m| col(*m).cast(DataType::Float64)));
     let df = collect(lf.select(select).sort(["slowdown"], SortMultipleOptions::default()), "correlation inputs")?;
     let slow = f64s(&df, "slowdown")?;
-    let mut t = ResultTable::new(&["metric", "method", "n", "r", "ci_low", "ci_high", "p_value"]);
-    for m in METRICS {
-        let v = f64s(&df, m)?;
+    let values: Vec<Vec<Option<f64>>> = METRICS.iter().map(|m| f64s(&df, m)).collect::<Result<_>>()?;
+    let pair = |v: &[Option<f64>]| -> (Correlation, Correlation) {
         let (x, y): (Vec<f64>, Vec<f64>) =
-            slow.iter().zip(&v).filter_map(|(a, b)| a.zip(*b).filter(|p| p.0.is_finite() && p.1.is_finite())).unzip();
-        for (method, c) in [("pearson", pearson(&x, &y)), ("spearman", spearman(&x, &y))] {
-            t.push(corr_row(m, method, &c));
-        }
+            slow.iter().zip(v).filter_map(|(a, b)| a.zip(*b).filter(|p| p.0.is_finite() && p.1.is_finite())).unzip();
+        (pearson(&x, &y), spearman(&x, &y))
+    };
+    // The metrics are independent (each ranks millions of values): half of
+    // them on a second thread.
+    let (first, second) = values.split_at(METRICS.len() / 2);
+    let results: Vec<(Correlation, Correlation)> = std::thread::scope(|s| {
+        let other = s.spawn(|| second.iter().map(|v| pair(v)).collect::<Vec<_>>());
+        let mut r: Vec<_> = first.iter().map(|v| pair(v)).collect();
+        r.extend(other.join().expect("correlation thread"));
+        r
+    });
+    let mut t = ResultTable::new(&["metric", "method", "n", "r", "ci_low", "ci_high", "p_value"]);
+    for (m, (p, s)) in METRICS.iter().zip(&results) {
+        t.push(corr_row(m, "pearson", p));
+        t.push(corr_row(m, "spearman", s));
     }
     Ok(t)
 }

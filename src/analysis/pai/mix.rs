@@ -54,7 +54,7 @@ pub static ANALYSES: [Analysis; 3] = [
 
 fn recurrence(ctx: &Ctx, args: &Args) -> Result<Output> {
     let min = args.u64("min-group")? as i64;
-    let mut dfa = frames::tasks(&ctx.store)?;
+    let mut dfa = frames::tasks(&ctx.store, &["group", "inst_id"])?;
     if args.str("untagged") == "drop" {
         let tags = ctx.store.scan(&crate::schema::pai::GROUP_TAG)?.select([col("inst_id"), col("group").alias("tag")]);
         dfa = dfa
@@ -109,15 +109,18 @@ pub const NLP: [&str; 3] = ["bert", "nmt", "xlnet"];
 
 fn workloads(ctx: &Ctx, _: &Args) -> Result<Output> {
     let wl = || col("workload").fill_null(lit("(untagged)"));
-    let tasks = frames::tasks(&ctx.store)?
+    let tasks = frames::tasks(&ctx.store, &["workload", "inst_num"])?
         .group_by([wl().alias("workload")])
         .agg([len().cast(DataType::Int64).alias("tasks"), col("inst_num").max().alias("max_inst_num")]);
-    let inst = frames::instances(&ctx.store)?.group_by([wl().alias("workload")]).agg([
-        len().cast(DataType::Int64).alias("instances"),
-        (col("plan_gpu_pct") / lit(100.0)).mean().alias("gpu_request"),
-        (col("plan_cpu_pct") / lit(100.0)).mean().alias("cpu_request"),
-    ]);
-    let usage = frames::instances_with_sensor(&ctx.store)?.group_by([wl().alias("workload")]).agg([
+    let inst = frames::instances(&ctx.store, &["workload", "plan_gpu_pct", "plan_cpu_pct"])?
+        .group_by([wl().alias("workload")])
+        .agg([
+            len().cast(DataType::Int64).alias("instances"),
+            (col("plan_gpu_pct") / lit(100.0)).mean().alias("gpu_request"),
+            (col("plan_cpu_pct") / lit(100.0)).mean().alias("cpu_request"),
+        ]);
+    let usage_cols = ["workload", "gpu_wrk_util_pct", "cpu_usage_pct"];
+    let usage = frames::instances_with_sensor(&ctx.store, &usage_cols)?.group_by([wl().alias("workload")]).agg([
         len().cast(DataType::Int64).alias("with_sensor"),
         (col("gpu_wrk_util_pct") / lit(100.0)).mean().alias("gpu_used"),
         (col("cpu_usage_pct") / lit(100.0)).mean().alias("cpu_used"),
@@ -197,7 +200,7 @@ fn gang(ctx: &Ctx, _: &Args) -> Result<Output> {
     let gpus = col("inst_num").cast(DataType::Float64) * col("plan_gpu_pct").fill_null(lit(0.0)) / lit(100.0);
     let is_gang = || col("inst_num").gt_eq(lit(2i64));
     let df = collect(
-        frames::tasks(&ctx.store)?.select([
+        frames::tasks(&ctx.store, &["inst_num", "plan_gpu_pct", "gpu_type_spec"])?.select([
             col("inst_num").sum().cast(DataType::Float64).alias("instances"),
             col("inst_num").filter(is_gang()).sum().cast(DataType::Float64).alias("gang_instances"),
             gpus.clone().sum().alias("gpus"),

@@ -3,6 +3,7 @@
 pub mod bins;
 pub mod capacity;
 pub mod contention;
+pub mod derived;
 pub mod frames;
 pub mod mix;
 pub mod runtime;

@@ -53,7 +53,7 @@ pub static ANALYSES: [Analysis; 4] = [
 ];
 
 fn tasks_per_user(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let per_user = frames::tasks(&ctx.store)?.group_by([col("user")]).agg([len().alias("tasks")]);
+    let per_user = frames::tasks(&ctx.store, &["user"])?.group_by([col("user")]).agg([len().alias("tasks")]);
     let d = dist(per_user, col("tasks"), "tasks per user")?;
     let definition = "dfa (tasks with a job and instance rows) grouped by the job's user; tasks per user";
     let mut out = Output::new("pai.tasks-per-user", "Tasks per user", definition);
@@ -67,7 +67,7 @@ fn gang_thresholds() -> Vec<i64> {
 }
 
 fn gang_size(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let counts = frames::tasks(&ctx.store)?.group_by([col("inst_num")]).agg([len().alias("tasks")]);
+    let counts = frames::tasks(&ctx.store, &["inst_num"])?.group_by([col("inst_num")]).agg([len().alias("tasks")]);
     let df = collect(counts, "tasks per inst_num")?;
     let pairs: Vec<(i64, i64)> =
         i64s(&df, "inst_num")?.into_iter().zip(i64s(&df, "tasks")?).filter_map(|(a, b)| Some((a?, b?))).collect();
@@ -92,7 +92,7 @@ fn gang_size(ctx: &Ctx, _: &Args) -> Result<Output> {
 }
 
 fn runtime_vs_philly(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let pai = dist(frames::tasks(&ctx.store)?, col("runtime_i_s"), "PAI runtime")?;
+    let pai = dist(frames::tasks(&ctx.store, &["runtime_i_s"])?, col("runtime_i_s"), "PAI runtime")?;
     let (philly, source) = philly_runtimes(ctx)?;
     let definition =
         format!("PAI: dfa runtime_i, the mean runtime of the task's instances (s), nulls dropped; Philly: {source}");
@@ -135,7 +135,8 @@ fn read_runtime_csv(path: &Path) -> Result<Dist> {
 }
 
 fn runtime_by_gpu_type(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let terminated = frames::tasks(&ctx.store)?.filter(col("status").eq(lit("Terminated")));
+    let terminated =
+        frames::tasks(&ctx.store, &["status", "gpu_type", "runtime_i_s"])?.filter(col("status").eq(lit("Terminated")));
     let series = dists_by(terminated, col("gpu_type"), col("runtime_i_s"), &GPU_TYPES, "runtime by type")?;
     let definition = "dfa with task status == Terminated (the notebook's only status filter); runtime_i (mean \
                       instance runtime, s) per assigned GPU type; nulls dropped";

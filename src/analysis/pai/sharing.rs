@@ -16,9 +16,9 @@
 
 use polars::prelude::*;
 
-use super::super::frame::{collect, f64s, i64s, scalar};
+use super::super::frame::{collect, f64s, i64s};
 use super::super::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
-use super::bins::{covers_time, end_bin, first_bin, over};
+use super::bins::{covers_time, end_bin, first_bin};
 use super::frames;
 use super::util::BIN_PARAM;
 use crate::error::{Error, Result};
@@ -42,9 +42,13 @@ pub static ANALYSES: [Analysis; 1] = [Analysis {
     run: gpu_sharing,
 }];
 
-/// The instances with their GPU key, need and per-GPU utilization, and bins.
-fn running(ctx: &Ctx, args: &Args, bin_s: i64) -> Result<LazyFrame> {
-    let mut lf = frames::instances_with_sensor(&ctx.store)?.filter(
+/// The instances with their GPU (`gpu`: an integer id per machine and
+/// `gpu_name`, from the ranks of the sorted distinct machines and names, so
+/// that the sweeps group and sort integers, not strings), need and per-GPU
+/// utilization, and bins; evaluated once.
+fn running(ctx: &Ctx, args: &Args, bin_s: i64) -> Result<DataFrame> {
+    let cols = ["start_time", "end_time", "gpu_name", "machine", "plan_gpu_pct", "gpu_wrk_util_pct"];
+    let mut lf = frames::instances_with_sensor(&ctx.store, &cols)?.filter(
         covers_time()
             .and(col("gpu_name").is_not_null())
             .and(col("machine").is_not_null())
@@ -54,15 +58,36 @@ fn running(ctx: &Ctx, args: &Args, bin_s: i64) -> Result<LazyFrame> {
         lf = lf.filter(col("plan_gpu_pct").lt_eq(lit(100.0)));
     }
     let need = (col("plan_gpu_pct") / lit(100.0)).ceil();
-    Ok(lf.select([
-        col("machine"),
-        col("gpu_name"),
-        need.clone().alias("need"),
-        // The instance's utilization spread over the GPUs it needs.
-        (col("gpu_wrk_util_pct").fill_null(lit(0.0)) / need).alias("util"),
-        first_bin(col("start_time"), bin_s).alias("b0"),
-        end_bin(col("end_time"), bin_s).alias("b1"),
-    ]))
+    let inst = collect(
+        lf.select([
+            col("machine"),
+            col("gpu_name"),
+            need.clone().alias("need"),
+            // The instance's utilization spread over the GPUs it needs.
+            (col("gpu_wrk_util_pct").fill_null(lit(0.0)) / need).alias("util"),
+            first_bin(col("start_time"), bin_s).alias("b0"),
+            end_bin(col("end_time"), bin_s).alias("b1"),
+        ]),
+        "running instances",
+    )?;
+    let ids = |c: &str| -> Result<DataFrame> {
+        let distinct = inst.clone().lazy().select([col(c)]).unique(None, UniqueKeepStrategy::Any);
+        collect(distinct.sort([c], SortMultipleOptions::default()).with_row_index("id", None), "GPU ids")
+    };
+    let (machines, names) = (ids("machine")?, ids("gpu_name")?);
+    let by = |c: &str| [col(c)];
+    let gpu =
+        col("machine_id").cast(DataType::Int64) * lit(names.height().max(1) as i64) + col("id").cast(DataType::Int64);
+    let numbered = inst
+        .lazy()
+        .join(
+            machines.lazy().rename(["id"], ["machine_id"], true),
+            by("machine"),
+            by("machine"),
+            JoinArgs::new(JoinType::Inner),
+        )
+        .join(names.lazy(), by("gpu_name"), by("gpu_name"), JoinArgs::new(JoinType::Inner));
+    collect(numbered.select([gpu.alias("gpu"), col("need"), col("util"), col("b0"), col("b1")]), "GPU ids")
 }
 
 /// Change events (+ at the first bin, - after the last) of `cols`.
@@ -76,38 +101,95 @@ fn events(lf: LazyFrame, keys: &[&str], values: &[&str]) -> Result<LazyFrame> {
     concat([side("b0", 1.0), side("b1", -1.0)], UnionArgs::default()).map_err(|e| Error::polars("sharing events", e))
 }
 
+/// The per-GPU sweep over the changes sorted by GPU then bin: occupied
+/// GPU-bins, hot ones, hot and shared ones, and the occupancy change of
+/// every (GPU, bin).
+struct Segments {
+    /// Occupied GPU-bins, of those above the hot threshold, of those with
+    /// more than one instance.
+    bins: [i64; 3],
+    /// Columns bin, d_occ: +1 where a GPU becomes occupied, -1 where it
+    /// becomes free.
+    occupancy: DataFrame,
+}
+
+/// The changes merged per cell (GPU, bin), in cell order: (gpu, bin, count
+/// change, utilization change), each a sequential sum in event order.
+fn merged_cells(changes: &DataFrame, span: i64, b0: i64) -> Result<Vec<(i64, i64, f64, f64)>> {
+    let (cell, one, util) = (i64s(changes, "cell")?, f64s(changes, "one")?, f64s(changes, "util")?);
+    let mut out: Vec<(i64, i64, f64, f64)> = Vec::new();
+    let mut last = None;
+    for i in 0..cell.len() {
+        let Some(c) = cell[i] else { continue };
+        if last != Some(c) {
+            out.push((c.div_euclid(span), c.rem_euclid(span) + b0, 0.0, 0.0));
+            last = Some(c);
+        }
+        let cur = out.last_mut().expect("pushed above");
+        cur.2 += one[i].unwrap_or(0.0);
+        cur.3 += util[i].unwrap_or(0.0);
+    }
+    Ok(out)
+}
+
+/// Within each GPU: running count and utilization (sequential sums, the
+/// utilization reset to 0 whenever the GPU is free, so no float drift is
+/// carried across idle gaps into the > hot comparison), a segment lasting
+/// until the GPU's next change (its last change opens none).
+fn segments(changes: &DataFrame, span: i64, b0: i64, hot: f64) -> Result<Segments> {
+    let cells = merged_cells(changes, span, b0)?;
+    let (mut count, mut u, mut was_occupied) = (0.0f64, 0.0f64, 0.0f64);
+    let mut bins = [0i64; 3];
+    let mut d_occ = Vec::with_capacity(cells.len());
+    for (i, &(gpu, bin, one, util)) in cells.iter().enumerate() {
+        if i == 0 || gpu != cells[i - 1].0 {
+            (count, u, was_occupied) = (0.0, 0.0, 0.0);
+        }
+        count += one;
+        u += util;
+        let running = count.round_ties_even();
+        if running == 0.0 {
+            u = 0.0;
+        }
+        let occupied = if running > 0.0 { 1.0 } else { 0.0 };
+        let next = cells.get(i + 1).filter(|n| n.0 == gpu).map(|n| n.1);
+        if let (true, Some(next)) = (running > 0.0, next) {
+            let len = next - bin;
+            bins[0] += len;
+            if u > hot {
+                bins[1] += len;
+                if running > 1.0 {
+                    bins[2] += len;
+                }
+            }
+        }
+        d_occ.push(occupied - was_occupied);
+        was_occupied = occupied;
+    }
+    let bin: Vec<i64> = cells.iter().map(|c| c.1).collect();
+    let occupancy =
+        DataFrame::new(d_occ.len(), vec![Column::new("bin".into(), bin), Column::new("d_occ".into(), d_occ)])
+            .map_err(|e| Error::polars("occupancy changes", e))?;
+    Ok(Segments { bins, occupancy })
+}
+
 fn gpu_sharing(ctx: &Ctx, args: &Args) -> Result<Output> {
     let bin_s = args.duration_s("bin")?;
     let hot = args.f64("hot")?;
-    let inst = running(ctx, args, bin_s)?.with_column(lit(1.0).alias("one"));
-    let key = ["machine", "gpu_name"];
-    // Per GPU: running instance count and utilization between its events.
-    let per_gpu = events(inst.clone(), &key, &["one", "util"])?
-        .group_by([col("machine"), col("gpu_name"), col("bin")])
-        .agg([col("one").sum(), col("util").sum()])
-        .sort(["machine", "gpu_name", "bin"], SortMultipleOptions::default())
-        .with_columns([
-            over(col("one").cum_sum(false), &key)?.round(0, RoundMode::HalfToEven).alias("count"),
-            over(col("util").cum_sum(false), &key)?.alias("u"),
-            (over(col("bin").shift(lit(-1)), &key)? - col("bin")).alias("len"),
-        ])
-        .with_column(col("count").gt(lit(0.0)).cast(DataType::Float64).alias("occ"));
-    let hot_df = collect(
-        per_gpu.clone().filter(col("count").gt(lit(0.0))).select([
-            col("len").sum().cast(DataType::Float64).alias("gpu_bins"),
-            col("len").filter(col("u").gt(lit(hot))).sum().cast(DataType::Float64).alias("hot"),
-            col("len")
-                .filter(col("u").gt(lit(hot)).and(col("count").gt(lit(1.0))))
-                .sum()
-                .cast(DataType::Float64)
-                .alias("hot_shared"),
-        ]),
-        "hot GPU-bins",
-    )?;
+    let inst = running(ctx, args, bin_s)?;
+    // (gpu, bin) packed into one integer `cell` for the grouping and the
+    // sort: bins run from the first start to the last end bin.
+    let b0 = i64s(&inst, "b0")?.into_iter().flatten().min().unwrap_or(0);
+    let span = i64s(&inst, "b1")?.into_iter().flatten().max().unwrap_or(0) - b0 + 1;
+    let inst = inst.lazy().with_column(lit(1.0).alias("one"));
+    // The changes of instance count and utilization sorted by GPU and bin
+    // (a stable sort: the sweep sums each cell's changes in event order).
+    let sorted = events(inst.clone(), &["gpu"], &["one", "util"])?
+        .select([(col("gpu") * lit(span) + col("bin") - lit(b0)).alias("cell"), col("one"), col("util")])
+        .sort(["cell"], SortMultipleOptions::default().with_maintain_order(true));
+    let seg = segments(&collect(sorted, "per-GPU changes")?, span, b0, hot)?;
     // Per bin: occupied = number of GPUs with count > 0; needed = running sum of need.
-    let occ_changes = per_gpu
-        .with_column((col("occ") - over(col("occ").shift(lit(1)), &key)?.fill_null(lit(0.0))).alias("d_occ"))
-        .select([col("bin"), col("d_occ"), lit(0.0).alias("d_need")]);
+    let occ_changes = seg.occupancy.lazy().with_column(lit(0.0).alias("d_need"));
     let need_changes =
         events(inst, &[], &["need"])?.select([col("bin"), lit(0.0).alias("d_occ"), col("need").alias("d_need")]);
     let steps = concat([occ_changes, need_changes], UnionArgs::default())
@@ -135,8 +217,7 @@ fn gpu_sharing(ctx: &Ctx, args: &Args) -> Result<Output> {
         sum_need += n * l as f64;
     }
     let ratio = Dist::from_counts(ratios);
-    let (gpu_bins, hot_bins, hot_shared) =
-        (scalar(&hot_df, "gpu_bins")?, scalar(&hot_df, "hot")?, scalar(&hot_df, "hot_shared")?);
+    let [gpu_bins, hot_bins, hot_shared] = seg.bins.map(|b| b as f64);
     let src = "NSDI'22 Sec 5 (Fig 9)";
     let headlines = vec![
         Headline::new(

@@ -61,19 +61,62 @@ pub static ANALYSES: [Analysis; 4] = [
     },
 ];
 
-fn hourofyear(ts: Expr) -> Expr {
-    let l = local(ts, Trace::Pai);
-    (l.clone().dt().ordinal_day().cast(DataType::Int64) * lit(24i64) + l.dt().hour().cast(DataType::Int64)).alias("hoy")
+/// The `dfw` columns the request series read.
+const REQUEST_COLUMNS: [&str; 4] = ["start_time", "plan_cpu_pct", "plan_gpu_pct", "plan_mem_gib"];
+
+const HOUR_US: i64 = 3_600_000_000;
+
+/// The local (Asia/Shanghai) wall-clock hour of `ts` as one integer, hours
+/// since 1970-01-01 00:00 local.
+fn local_hour(ts: Expr) -> Expr {
+    let wall = local(ts, Trace::Pai).dt().replace_time_zone(None, lit("raise"), NonExistent::Raise);
+    wall.cast(DataType::Int64).floor_div(lit(HOUR_US)).alias("lh")
 }
 
-/// Sums `values` per hourofyear of `ts`, shifted by the offset and cut to
-/// hours 0..=168 (the notebook plots `0 <= hour < 169`).
-fn week_series(lf: LazyFrame, ts: Expr, values: Vec<Expr>, offset: i64) -> Result<DataFrame> {
-    let grouped = lf
+/// Per local hour (`lh`, [`local_hour`]) the sums of the `values` (name,
+/// per-row expression) over the rows with a `ts`. The rows are summed per
+/// UTC hour first (integer arithmetic, no time zone per row), then each UTC
+/// hour is placed in its local hour, which is exact when every UTC hour of
+/// the data lies within one local hour (whole-hour offsets: Asia/Shanghai
+/// is UTC+8 throughout the trace); otherwise the rows are placed one by one.
+fn hour_sums(lf: LazyFrame, ts: Expr, values: &[(&str, Expr)]) -> Result<LazyFrame> {
+    let lf = lf
         .filter(ts.clone().is_not_null())
-        .with_column(hourofyear(ts))
-        .group_by([col("hoy")])
-        .agg(values)
+        .with_columns(values.iter().map(|(n, e)| e.clone().alias(*n)).collect::<Vec<_>>());
+    let sums = || values.iter().map(|(n, _)| col(*n).sum()).collect::<Vec<_>>();
+    let utc = collect(
+        lf.clone().group_by([ts.clone().cast(DataType::Int64).floor_div(lit(HOUR_US)).alias("uh")]).agg(sums()),
+        "per UTC hour",
+    )?;
+    let at = |us: Expr| us.cast(DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC)));
+    let placed = collect(
+        utc.lazy().with_columns([
+            local_hour(at(col("uh") * lit(HOUR_US))),
+            local_hour(at((col("uh") + lit(1i64)) * lit(HOUR_US) - lit(1i64))).alias("lh_end"),
+        ]),
+        "local hours",
+    )?;
+    let whole = collect(placed.clone().lazy().select([col("lh").eq(col("lh_end")).all(true).alias("ok")]), "offsets")?;
+    if whole.column("ok").ok().and_then(|c| c.bool().ok()?.get(0)) == Some(true) {
+        return Ok(placed.lazy().group_by([col("lh")]).agg(sums()));
+    }
+    Ok(lf.group_by([local_hour(ts)]).agg(sums()))
+}
+
+/// `hourofyear = dayofyear * 24 + hour` of a local hour from [`local_hour`].
+fn hourofyear(lh: Expr) -> Expr {
+    let t = (lh * lit(HOUR_US)).cast(DataType::Datetime(TimeUnit::Microseconds, None));
+    (t.clone().dt().ordinal_day().cast(DataType::Int64) * lit(24i64) + t.dt().hour().cast(DataType::Int64)).alias("hoy")
+}
+
+/// Sums the `values` (name, per-row expression) per hourofyear of `ts`,
+/// shifted by the offset and cut to hours 0..=168 (the notebook plots
+/// `0 <= hour < 169`).
+fn week_series(lf: LazyFrame, ts: Expr, values: &[(&str, Expr)], offset: i64) -> Result<DataFrame> {
+    let per_hoy: Vec<Expr> = values.iter().map(|(n, _)| col(*n).sum()).collect();
+    let grouped = hour_sums(lf, ts, values)?
+        .group_by([hourofyear(col("lh"))])
+        .agg(per_hoy)
         .with_column((col("hoy") - lit(offset)).alias("hour"))
         .filter(col("hour").gt_eq(lit(0i64)).and(col("hour").lt(lit(169i64))))
         .sort(["hour"], SortMultipleOptions::default());
@@ -88,12 +131,8 @@ fn points(df: &DataFrame, y: &str, scale: f64) -> Result<Vec<(f64, f64)>> {
 
 fn hourly_submissions(ctx: &Ctx, args: &Args) -> Result<Output> {
     let offset = args.u64("offset")? as i64;
-    let df = week_series(
-        frames::tasks(&ctx.store)?,
-        col("start_time"),
-        vec![len().cast(DataType::Float64).alias("tasks")],
-        offset,
-    )?;
+    let df =
+        week_series(frames::tasks(&ctx.store, &["start_time"])?, col("start_time"), &[("tasks", lit(1.0))], offset)?;
     let definition = format!(
         "dfa (tasks with instances), task start_time in Asia/Shanghai; tasks per hourofyear = dayofyear*24 + hour; \
          hour = hourofyear - {offset}; hours 0..168; hours without tasks are absent (as upstream)"
@@ -110,8 +149,8 @@ fn hourly_submissions(ctx: &Ctx, args: &Args) -> Result<Output> {
 
 fn hourly_requests(ctx: &Ctx, args: &Args) -> Result<Output> {
     let offset = args.u64("offset")? as i64;
-    let sums = vec![col("plan_cpu_pct").sum(), col("plan_gpu_pct").sum(), col("plan_mem_gib").sum()];
-    let df = week_series(frames::instances(&ctx.store)?, col("start_time"), sums, offset)?;
+    let sums: Vec<(&str, Expr)> = REQUEST_COLUMNS[1..].iter().map(|c| (*c, col(*c))).collect();
+    let df = week_series(frames::instances(&ctx.store, &REQUEST_COLUMNS)?, col("start_time"), &sums, offset)?;
     let series = vec![
         ("CPU (x10 cores)".to_string(), points(&df, "plan_cpu_pct", 1000.0)?),
         ("GPU (GPUs)".to_string(), points(&df, "plan_gpu_pct", 100.0)?),
@@ -130,17 +169,12 @@ fn hourly_requests(ctx: &Ctx, args: &Args) -> Result<Output> {
 /// Per (local date, hour) sums of `value`, dates missing an hour dropped,
 /// then box statistics per hour.
 fn by_hour_boxes(lf: LazyFrame, ts: Expr, value: Expr) -> Result<ResultTable> {
-    let l = local(ts.clone(), Trace::Pai);
     let hours_of_date = col("hour").n_unique().over([col("date")]).map_err(|e| Error::polars("hours per date", e))?;
-    let per = lf
-        .filter(ts.is_not_null())
-        .select([
-            l.clone().dt().date().alias("date"),
-            l.dt().hour().cast(DataType::Int64).alias("hour"),
-            value.alias("v"),
-        ])
-        .group_by([col("date"), col("hour")])
-        .agg([col("v").sum()])
+    // A local hour index splits into the local date (days since 1970-01-01)
+    // and the hour of that day.
+    let per = hour_sums(lf, ts, &[("v", value)])?
+        .with_column(col("lh").floor_div(lit(24i64)).alias("date"))
+        .with_column((col("lh") - col("date") * lit(24i64)).alias("hour"))
         .filter(hours_of_date.eq(lit(24u32)))
         .select([col("hour"), col("v").cast(DataType::Float64)]);
     let df = collect(per, "per date and hour")?;
@@ -187,7 +221,7 @@ fn box_table(by_hour: Vec<Vec<f64>>) -> ResultTable {
 }
 
 fn submissions_by_hour(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let table = by_hour_boxes(frames::tasks(&ctx.store)?, col("start_time"), lit(1.0))?;
+    let table = by_hour_boxes(frames::tasks(&ctx.store, &["start_time"])?, col("start_time"), lit(1.0))?;
     let definition = "dfa, task start_time in Asia/Shanghai; tasks per (date, hour); dates missing any hour dropped \
                       (the notebook's dropna); box per hour of day over the remaining dates, quartiles by linear \
                       interpolation, whiskers at 1 x IQR (seaborn whis=1), fliers not drawn";
@@ -202,7 +236,9 @@ fn requests_by_hour(ctx: &Ctx, args: &Args) -> Result<Output> {
         "mem" => (col("plan_mem_gib"), 1000.0, "plan_mem/1000 (as upstream)"),
         _ => (col("plan_cpu_pct"), 100.0, "vCPU (plan_cpu/100)"),
     };
-    let lf = frames::instances(&ctx.store)?.filter(col("job_name").is_not_null());
+    let mut cols = REQUEST_COLUMNS.to_vec();
+    cols.push("job_name");
+    let lf = frames::instances(&ctx.store, &cols)?.filter(col("job_name").is_not_null());
     let table = by_hour_boxes(lf, col("start_time"), value.cast(DataType::Float64) / lit(scale))?;
     let definition = format!(
         "dfw (job_name not null), instance start_time in Asia/Shanghai; per (date, hour) the sum of the \

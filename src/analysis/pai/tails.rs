@@ -28,9 +28,9 @@ pub static ANALYSES: [Analysis; 1] = [Analysis {
 
 /// (label, frame, value expression, unit) of every characterized variable.
 fn variables(ctx: &Ctx) -> Result<Vec<(&'static str, LazyFrame, Expr, &'static str)>> {
-    let dfw = frames::instances(&ctx.store)?;
-    let dfws = frames::instances_with_sensor(&ctx.store)?;
-    let dfa = frames::tasks(&ctx.store)?;
+    let dfw = frames::instances(&ctx.store, &["plan_gpu_pct", "plan_cpu_pct", "plan_mem_gib", "run_s", "user"])?;
+    let dfws = frames::instances_with_sensor(&ctx.store, &["gpu_wrk_util_pct", "cpu_usage_pct", "avg_mem_gib"])?;
+    let dfa = frames::tasks(&ctx.store, &["runtime_i_s", "user", "inst_num"])?;
     let per_user = |lf: LazyFrame| lf.group_by([col("user")]).agg([len().alias("n")]);
     Ok(vec![
         ("gpu request per instance", dfw.clone(), col("plan_gpu_pct") / lit(100.0), "GPUs"),

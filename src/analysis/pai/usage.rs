@@ -81,7 +81,7 @@ fn panels(mem_main: bool) -> [Panel; 3] {
 
 fn request_vs_usage(ctx: &Ctx, args: &Args) -> Result<Output> {
     let mem_main = args.str("mem-usage") == "main";
-    let dfas = frames::task_usage(&ctx.store)?;
+    let dfas = frames::task_usage(&ctx.store, &frames::USAGE_SUMS[..7])?;
     let mem_def = if mem_main {
         "memory usage = avg_mem (main memory; corrects the upstream panel)"
     } else {
@@ -122,7 +122,7 @@ fn request_vs_usage(ctx: &Ctx, args: &Args) -> Result<Output> {
 }
 
 fn usage_minus_request(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let dfas = frames::task_usage(&ctx.store)?;
+    let dfas = frames::task_usage(&ctx.store, &frames::USAGE_SUMS)?;
     // The notebook's three normalized gaps, plan - usage over the summed
     // capacities of the machines the instances ran on.
     let gaps = [
@@ -168,7 +168,7 @@ fn usage_minus_request(ctx: &Ctx, _: &Args) -> Result<Output> {
 }
 
 fn network_input(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let dfws = frames::instances_with_sensor(&ctx.store)?;
+    let dfws = frames::instances_with_sensor(&ctx.store, &["read_bytes"])?;
     let gbps = dist(dfws, lit(8.0) * col("read_bytes") / lit(1024f64.powi(3)), "network input")?;
     let definition = "dfws (one row per worker with a sensor row); 8 * read / 1024^3, which the notebook labels \
                       'Machine network receive (Gbps)': it treats the instance-level `read` as bytes per second \

@@ -32,7 +32,7 @@ use super::super::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
 use super::bins::{covers_time, end_bin, first_bin, quantiles_in_place};
 use super::frames;
 use crate::error::Result;
-use crate::schema::pai::{MACHINE_METRIC, MACHINE_SPEC, SENSOR};
+use crate::schema::pai::{MACHINE_METRIC, MACHINE_SPEC};
 use crate::stats::Dist;
 use crate::store::Store;
 
@@ -106,13 +106,29 @@ fn machines(store: &Store, misc: f64) -> Result<(LazyFrame, Vec<Option<Machine>>
 }
 
 /// Change events of two values per (machine idx, bin): columns idx, bin,
-/// s0, n0, s1, n1 (sums and non-null counts), sorted by bin.
-fn events(rows: LazyFrame, spec: LazyFrame, bin_s: i64, what: &str) -> Result<DataFrame> {
+/// s0, n0, s1, n1 (sums and non-null counts), sorted by bin then machine.
+/// `n_machines` (the spec's rows) packs (bin, idx) into one integer `cell`;
+/// the events are sorted by it (stable) and each cell's events summed in
+/// order, which for millions of mostly distinct cells is much cheaper than
+/// a hash grouping.
+fn events(rows: LazyFrame, spec: LazyFrame, n_machines: usize, bin_s: i64, what: &str) -> Result<DataFrame> {
+    // Machines as their integer index first (inner join: rows of machines
+    // outside machine_spec drop out), so the grouping keys are integers.
+    // Collected once: both sides of the events read it.
     let rows = rows
         .filter(covers_time())
-        .with_columns([first_bin(col("start_time"), bin_s).alias("b0"), end_bin(col("end_time"), bin_s).alias("b1")]);
+        .join(spec, [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
+        .select([
+            col("idx"),
+            first_bin(col("start_time"), bin_s).alias("b0"),
+            end_bin(col("end_time"), bin_s).alias("b1"),
+            col("v0"),
+            col("v1"),
+        ]);
+    let rows = collect(rows, what)?.lazy();
+    let m = || lit(n_machines.max(1) as i64);
     let side = |at: &str, sign: f64| {
-        let mut e = vec![col("machine"), col(at).alias("bin")];
+        let mut e = vec![(col(at) * m() + col("idx").cast(DataType::Int64)).alias("cell")];
         for v in ["v0", "v1"] {
             let k = &v[1..];
             e.push((col(v).fill_null(lit(0.0)) * lit(sign)).alias(format!("s{k}")));
@@ -122,12 +138,45 @@ fn events(rows: LazyFrame, spec: LazyFrame, bin_s: i64, what: &str) -> Result<Da
     };
     let all = concat([side("b0", 1.0), side("b1", -1.0)], UnionArgs::default())
         .map_err(|e| crate::error::Error::polars(what.to_string(), e))?
-        .group_by([col("machine"), col("bin")])
-        .agg([col("s0").sum(), col("n0").sum(), col("s1").sum(), col("n1").sum()])
-        .join(spec, [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
-        .select([col("idx"), col("bin"), col("s0"), col("n0"), col("s1"), col("n1")])
-        .sort(["bin", "idx"], SortMultipleOptions::default());
-    collect(all, what)
+        .sort(["cell"], SortMultipleOptions::default().with_maintain_order(true));
+    merge_cells(&collect(all, what)?, n_machines.max(1) as i64)
+}
+
+/// Sums the sorted events of each cell (in event order) and unpacks the
+/// cell into idx and bin.
+fn merge_cells(ev: &DataFrame, m: i64) -> Result<DataFrame> {
+    let cell = i64s(ev, "cell")?;
+    let (s, n) = ([f64s(ev, "s0")?, f64s(ev, "s1")?], [i64s(ev, "n0")?, i64s(ev, "n1")?]);
+    let (mut idx, mut bin) = (Vec::new(), Vec::new());
+    let (mut sums, mut counts): ([Vec<f64>; 2], [Vec<i64>; 2]) = Default::default();
+    let mut last = None;
+    for e in 0..cell.len() {
+        let Some(c) = cell[e] else { continue };
+        if last != Some(c) {
+            last = Some(c);
+            idx.push(c.rem_euclid(m));
+            bin.push(c.div_euclid(m));
+            for k in 0..2 {
+                sums[k].push(0.0);
+                counts[k].push(0);
+            }
+        }
+        for k in 0..2 {
+            *sums[k].last_mut().expect("pushed") += s[k][e].unwrap_or(0.0);
+            *counts[k].last_mut().expect("pushed") += n[k][e].unwrap_or(0);
+        }
+    }
+    let [s0, s1] = sums;
+    let [n0, n1] = counts;
+    let columns = vec![
+        Column::new("idx".into(), idx),
+        Column::new("bin".into(), bin),
+        Column::new("s0".into(), s0),
+        Column::new("n0".into(), n0),
+        Column::new("s1".into(), s1),
+        Column::new("n1".into(), n1),
+    ];
+    DataFrame::new(columns[0].len(), columns).map_err(|e| crate::error::Error::polars("machine events", e))
 }
 
 /// The machine_metric rows: v0 = machine_gpu_pct, v1 = machine_cpu_pct.
@@ -141,19 +190,17 @@ fn metric_rows(store: &Store) -> Result<LazyFrame> {
     ]))
 }
 
-/// The sensor rows with their instance's times: v0 = avg_mem_gib, v1 =
-/// avg_gpu_wrk_mem_gib.
+/// The sensor rows with their instance's times (the worker's `dfiw` row,
+/// inner join on worker_name): v0 = avg_mem_gib, v1 = avg_gpu_wrk_mem_gib.
 fn sensor_rows(store: &Store) -> Result<LazyFrame> {
-    let times = frames::workers(store)?.select([col("worker_name"), col("start_time"), col("end_time")]);
-    Ok(store
-        .scan(&SENSOR)?
-        .select([
-            col("worker_name"),
-            col("machine"),
-            col("avg_mem_gib").alias("v0"),
-            col("avg_gpu_wrk_mem_gib").alias("v1"),
-        ])
-        .join(times, [col("worker_name")], [col("worker_name")], JoinArgs::new(JoinType::Inner)))
+    let cols = ["machine", "start_time", "end_time", "avg_mem_gib", "avg_gpu_wrk_mem_gib"];
+    Ok(frames::sensor_times(store, &cols)?.select([
+        col("machine"),
+        col("start_time"),
+        col("end_time"),
+        col("avg_mem_gib").alias("v0"),
+        col("avg_gpu_wrk_mem_gib").alias("v1"),
+    ]))
 }
 
 /// Per class and metric, the (P50, P90) samples over bins.
@@ -177,6 +224,13 @@ impl Sweep<'_> {
         let mut cnt = vec![[0i64; 2]; self.machines.len()];
         let mut out: Series = vec![vec![(Vec::new(), Vec::new()); 2]; CLASSES.len()];
         let mut buf = Vec::new();
+        // The active machines of each class, looked up once (not per bin).
+        let members: Vec<Vec<(usize, &Machine)>> = (0..CLASSES.len())
+            .map(|c| {
+                let of_class = |i: usize| self.machines[i].as_ref().filter(|m| m.class == c && self.active[i]);
+                (0..self.machines.len()).filter_map(|i| of_class(i).map(|m| (i, m))).collect()
+            })
+            .collect();
         let mut e = 0;
         for b in self.bins.0..self.bins.1 {
             while e < bin.len() && bin[e] == Some(b) {
@@ -190,11 +244,10 @@ impl Sweep<'_> {
                 }
                 e += 1;
             }
-            for (c, series) in out.iter_mut().enumerate() {
+            for (series, members) in out.iter_mut().zip(&members) {
                 for (k, (p50, p90)) in series.iter_mut().enumerate() {
                     buf.clear();
-                    for (i, m) in self.machines.iter().enumerate() {
-                        let Some(m) = m.as_ref().filter(|m| m.class == c && self.active[i]) else { continue };
+                    for &(i, m) in members {
                         if cnt[i][k] > 0 {
                             buf.push(value(m, k, sum[i][k], cnt[i][k]));
                         } else if self.idle_zero {
@@ -234,12 +287,19 @@ fn machine_util(ctx: &Ctx, args: &Args) -> Result<Output> {
     let idle_zero = args.str("idle") == "zero";
     let misc = args.f64("misc-gpu-mem")?;
     let (spec, list) = machines(&ctx.store, misc)?;
-    let metric_ev = events(metric_rows(&ctx.store)?, spec.clone(), bin_s, "machine metric events")?;
-    let sensor_ev = events(sensor_rows(&ctx.store)?, spec, bin_s, "sensor events")?;
+    let metric_ev = events(metric_rows(&ctx.store)?, spec.clone(), list.len(), bin_s, "machine metric events")?;
+    let sensor_ev = events(sensor_rows(&ctx.store)?, spec, list.len(), bin_s, "sensor events")?;
     let (bins, active) = extent(&[&metric_ev, &sensor_ev], list.len())?;
     let sweep = Sweep { machines: &list, active: &active, idle_zero, bins };
-    let mean = sweep.run(&metric_ev, |_, _, s, n| s / n as f64)?;
-    let mem = sweep.run(&sensor_ev, |m, k, s, _| if k == 0 { 100.0 * s / m.cap_mem } else { 100.0 * s / m.gpu_mem })?;
+    // The two sweeps are independent: the second on another thread.
+    let (mean, mem) = std::thread::scope(|s| {
+        let mem = s.spawn(|| {
+            sweep.run(&sensor_ev, |m, k, s, _| if k == 0 { 100.0 * s / m.cap_mem } else { 100.0 * s / m.gpu_mem })
+        });
+        let mean = sweep.run(&metric_ev, |_, _, s, n| s / n as f64);
+        (mean, mem.join().expect("sweep thread"))
+    });
+    let (mean, mem) = (mean?, mem?);
     let mut out = Output::new(
         "pai.machine-util",
         "Machine utilization over time, P50/P90 by machine class",

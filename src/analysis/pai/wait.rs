@@ -87,7 +87,7 @@ pub fn gpu_bin() -> Expr {
 
 fn wait_over_completion(ctx: &Ctx, args: &Args) -> Result<Output> {
     let (wait, wait_def) = wait_col(args);
-    let dfa = frames::tasks(&ctx.store)?;
+    let dfa = frames::tasks(&ctx.store, &["runtime_i_s", "runtime_s", wait])?;
     let median = scalar(&collect(dfa.clone().select([col("runtime_i_s").median()]), "median runtime")?, "runtime_i_s")?;
     let ratio = (col(wait) / col("runtime_s") * lit(100.0)).alias("ratio");
     let class = when(col("runtime_i_s").gt(lit(median)))
@@ -152,7 +152,7 @@ fn quantile_table(series: &[(String, Dist)]) -> ResultTable {
 
 fn wait_by_gpu_request(ctx: &Ctx, args: &Args) -> Result<Output> {
     let (wait, wait_def) = wait_col(args);
-    let dfa = frames::tasks(&ctx.store)?;
+    let dfa = frames::tasks(&ctx.store, &["plan_gpu_pct", wait])?;
     let series = dists_by(dfa.clone(), gpu_bin(), col(wait), &GPU_BINS, "wait by GPU request")?;
     let sharing =
         when(col("plan_gpu_pct").lt(lit(100.0))).then(lit("sharing (<1 GPU)")).otherwise(lit("whole GPU (>=1)"));
@@ -190,7 +190,7 @@ fn wait_by_gpu_request(ctx: &Ctx, args: &Args) -> Result<Output> {
 
 fn wait_by_gpu_type(ctx: &Ctx, args: &Args) -> Result<Output> {
     let (wait, wait_def) = wait_col(args);
-    let dfa = frames::tasks(&ctx.store)?;
+    let dfa = frames::tasks(&ctx.store, &["gpu_type", wait])?;
     let series = dists_by(dfa.clone(), col("gpu_type"), col(wait), &GPU_TYPES, "wait by GPU type")?;
     let t = || col("gpu_type");
     let low_end = t().eq(lit("T4")).or(t().eq(lit("P100"))).or(t().eq(lit("MISC")));
@@ -215,7 +215,7 @@ fn wait_by_gpu_type(ctx: &Ctx, args: &Args) -> Result<Output> {
 }
 
 fn task_share(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let dfa = frames::tasks(&ctx.store)?.filter(col("plan_gpu_pct").is_not_null());
+    let dfa = frames::tasks(&ctx.store, &["plan_gpu_pct", "gpu_type"])?.filter(col("plan_gpu_pct").is_not_null());
     let counts = |by: Expr, what: &str| -> Result<DataFrame> {
         collect(dfa.clone().group_by([by.alias("k")]).agg([len().alias("n")]), what)
     };
