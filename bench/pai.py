@@ -12,9 +12,10 @@ size, about 3.8 GB of CSV) and ingested under --work (default target/bench). Eac
   cold  after deleting <store>/pai/derived, so the first analysis builds the derived-frame cache (its
         time includes the build, printed separately as cold - warm of that analysis);
   warm  with the cache in place (what every later run costs).
-Prints wall time (perf_counter) and peak RSS (wait4) per analysis and pass, the totals, and for the core
-analyses the DuckDB twin's time, peak RSS, the tracelab (warm) / DuckDB wall ratio, and the largest
-relative difference between tracelab's headline values and DuckDB's (they compute the same definitions).
+Prints wall time (perf_counter), CPU time (user + system) and peak RSS (wait4) per analysis and pass, the
+totals, and for the core analyses the DuckDB twin's time, peak RSS, the tracelab (warm) / DuckDB wall
+ratio, and the largest relative difference between tracelab's headline values and DuckDB's (they compute
+the same definitions). CPU time is the steadier figure on a shared machine.
 Build first: cargo build --release. This is a benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
@@ -166,7 +167,7 @@ DUCK = {
 
 
 def run(cmd, capture=False):
-    """Runs cmd; returns (seconds, peak RSS in MB, stdout) of the process, via wait4."""
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout, CPU seconds) of the process, via wait4."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
     stdout = proc.stdout.read() if capture else b""
@@ -174,7 +175,7 @@ def run(cmd, capture=False):
     secs = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"failed: {' '.join(map(str, cmd))}")
-    return secs, usage.ru_maxrss / 1024, stdout.decode()
+    return secs, usage.ru_maxrss / 1024, stdout.decode(), usage.ru_utime + usage.ru_stime
 
 
 def headlines(output):
@@ -221,24 +222,29 @@ def main():
     a = ap.parse_args()
     tl = a.tracelab
     store = store_of(a, tl)
-    _, _, listing = run([tl, "analyze", "--list"], capture=True)
+    listing = run([tl, "analyze", "--list"], capture=True)[2]
     ids = sorted({w for line in listing.splitlines() for w in line.split() if w.startswith("pai.")})
     res = passes(tl, store, ids)
-    print(f"{'analysis':28} {'cold s':>7} {'warm s':>7} {'RSS MB':>7} {'duckdb s':>9} {'RSS MB':>7} {'ratio':>6}  headlines vs duckdb")
+    print(f"{'analysis':28} {'cold s':>7} {'warm s':>7} {'cpu s':>6} {'RSS MB':>7} {'duckdb s':>9} {'cpu s':>6} "
+          f"{'RSS MB':>7} {'ratio':>6}  headlines vs duckdb")
     for i in ids:
-        (cs, cr, _), (ws, wr, wout) = res[i]
-        line = f"{i:28} {cs:7.2f} {ws:7.2f} {max(cr, wr):7.0f}"
+        (cs, cr, _, _), (ws, wr, wout, wc) = res[i]
+        line = f"{i:28} {cs:7.2f} {ws:7.2f} {wc:6.2f} {max(cr, wr):7.0f}"
         if i in DUCK and not a.no_duckdb:
-            ds, dr, dout = run([sys.executable, "-c", DUCK[i], str(store)], capture=True)
+            ds, dr, dout, dc = run([sys.executable, "-c", DUCK[i], str(store)], capture=True)
             worst, n = agreement(headlines(wout), json.loads(dout))
-            line += f" {ds:9.2f} {dr:7.0f} {ws / ds:6.2f}  {n} shared, max rel diff {worst:.1e}"
+            line += f" {ds:9.2f} {dc:6.2f} {dr:7.0f} {ws / ds:6.2f}  {n} shared, max rel diff {worst:.1e}"
         print(line, flush=True)
-    cold = sum(r[0][0] for r in res.values())
-    warm = sum(r[1][0] for r in res.values())
+
+    def total(run_index, field):
+        return sum(r[run_index][field] for r in res.values())
+
     peak = max(max(r[0][1], r[1][1]) for r in res.values())
     first = ids[0]
-    print(f"{'total (sequential)':28} {cold:7.2f} {warm:7.2f} {peak:7.0f}")
-    print(f"derived-frame build (in the cold {first}): {res[first][0][0] - res[first][1][0]:.2f} s")
+    print(f"{'total (sequential)':28} {total(0, 0):7.2f} {total(1, 0):7.2f} {total(1, 3):6.2f} {peak:7.0f}"
+          f"   (cold CPU {total(0, 3):.2f} s)")
+    print(f"derived-frame build (in the cold {first}): {res[first][0][0] - res[first][1][0]:.2f} s wall, "
+          f"{res[first][0][3] - res[first][1][3]:.2f} s CPU")
 
 
 if __name__ == "__main__":
