@@ -209,8 +209,12 @@ fn allocation(ctx: &Ctx, args: &Args) -> Result<Output> {
             col("cap_cpu").first(),
             col("cap_gpu").first(),
         ])
+        .sort(["spec_idx"], SortMultipleOptions::default())
         .group_by(attrs())
         .agg([col("cpu_s").sum(), col("gpu_s").sum()])
+        // Sorted: the means per type and tier then add up in a fixed order
+        // (a grouping's output order varies from run to run).
+        .sort(["machine", "machine_type", "cap_cpu", "cap_gpu"], SortMultipleOptions::default())
         .with_columns([
             (col("cpu_s") / (col("cap_cpu").cast(DataType::Float64) * lit(window_s)) * lit(100.0)).alias("cpu_alloc"),
             (col("gpu_s") / (col("cap_gpu").cast(DataType::Float64) * lit(window_s)) * lit(100.0)).alias("gpu_alloc"),

@@ -12,7 +12,7 @@
 
 use polars::prelude::*;
 
-use super::super::frame::{collect, dists_by, f64s, strs};
+use super::super::frame::{collect, dists_by_sort, f64s, strs};
 use super::super::{Analysis, Args, Ctx, Headline, Output, Param, ResultTable, Scope};
 use super::bins::over;
 use super::frames;
@@ -104,9 +104,9 @@ fn cpu_contention(ctx: &Ctx, args: &Args) -> Result<Output> {
         let (s, n) = share_of(c);
         counts.push(vec![c.into(), (n as i64).into(), (100.0 * s).into()]);
     }
-    let cpu = dists_by(lf.clone(), col("class"), col("machine_cpu_pct"), &CLASSES, "machine_cpu by class")?;
-    let gpu = dists_by(lf.clone(), col("class"), col("machine_gpu_pct"), &CLASSES, "machine_gpu by class")?;
-    let slow = super::super::frame::dist(lf.clone(), col("slowdown"), "slowdown")?;
+    let cpu = dists_by_sort(lf.clone(), col("class"), col("machine_cpu_pct"), &CLASSES, "machine_cpu by class")?;
+    let gpu = dists_by_sort(lf.clone(), col("class"), col("machine_gpu_pct"), &CLASSES, "machine_gpu by class")?;
+    let slow = super::super::frame::dist_by_sort(lf.clone(), col("slowdown"), "slowdown")?;
     let corr = correlations(lf)?;
     let src = "NSDI'22 Sec 6 (CTR instances)";
     let headlines = vec![

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use polars::prelude::*;
 
-use super::super::frame::{collect, dist, dists_by, i64s};
+use super::super::frame::{collect, dist, dist_by_sort, dists_by, i64s};
 use super::super::{Analysis, Args, Ctx, Output, Scope};
 use super::frames;
 use super::wait::GPU_TYPES;
@@ -92,7 +92,7 @@ fn gang_size(ctx: &Ctx, _: &Args) -> Result<Output> {
 }
 
 fn runtime_vs_philly(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let pai = dist(frames::tasks(&ctx.store, &["runtime_i_s"])?, col("runtime_i_s"), "PAI runtime")?;
+    let pai = dist_by_sort(frames::tasks(&ctx.store, &["runtime_i_s"])?, col("runtime_i_s"), "PAI runtime")?;
     let (philly, source) = philly_runtimes(ctx)?;
     let definition =
         format!("PAI: dfa runtime_i, the mean runtime of the task's instances (s), nulls dropped; Philly: {source}");

@@ -6,7 +6,7 @@
 
 use polars::prelude::*;
 
-use super::super::frame::dist;
+use super::super::frame::dist_by_sort;
 use super::super::{Analysis, Args, Ctx, Headline, Output, Param, ResultTable, Scope};
 use super::frames;
 use crate::error::{Error, Result};
@@ -155,7 +155,7 @@ fn heavy_tails(ctx: &Ctx, args: &Args) -> Result<Output> {
     let mut series = Vec::new();
     let mut table = ResultTable::new(&COLUMNS);
     for (label, lf, value, unit) in variables(ctx)? {
-        let d = dist(lf, value, label)?;
+        let d = dist_by_sort(lf, value, label)?;
         table.push(row(label, unit, &d, k_spec)?);
         series.push((format!("{label} ({unit})"), d));
     }

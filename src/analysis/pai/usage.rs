@@ -9,7 +9,7 @@
 
 use polars::prelude::*;
 
-use super::super::frame::{collect, dist, f64s};
+use super::super::frame::{collect, dist_by_sort, f64s};
 use super::super::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
 use super::frames;
 use crate::error::Result;
@@ -95,8 +95,8 @@ fn request_vs_usage(ctx: &Ctx, args: &Args) -> Result<Output> {
     let mut out = Output::new("pai.request-vs-usage", "Requested vs used resources per task", definition);
     let mut headlines = Vec::new();
     for (part, x_label, request, usage, div, unit, pub_req, pub_use) in panels(mem_main) {
-        let req = dist(dfas.clone(), request, "request")?;
-        let used = dist(dfas.clone(), usage, "usage")?;
+        let req = dist_by_sort(dfas.clone(), request, "request")?;
+        let used = dist_by_sort(dfas.clone(), usage, "usage")?;
         headlines.push(
             Headline::new(
                 &format!("{part}_request_p50"),
@@ -154,7 +154,7 @@ fn usage_minus_request(ctx: &Ctx, _: &Args) -> Result<Output> {
             Headline::new(&format!("{name}_plan_under_usage"), &format!("{name}: plan < usage"), under, "%")
                 .published(pub_under, src),
         );
-        series.push((name.to_string(), dist(frame.clone(), lit(-100.0) * col(name), "usage minus request")?));
+        series.push((name.to_string(), dist_by_sort(frame.clone(), lit(-100.0) * col(name), "usage minus request")?));
     }
     let definition =
         "dfas (task sums over instances with sensor rows, incl. the summed capacities cap_* of the machines \
@@ -169,7 +169,7 @@ fn usage_minus_request(ctx: &Ctx, _: &Args) -> Result<Output> {
 
 fn network_input(ctx: &Ctx, _: &Args) -> Result<Output> {
     let dfws = frames::instances_with_sensor(&ctx.store, &["read_bytes"])?;
-    let gbps = dist(dfws, lit(8.0) * col("read_bytes") / lit(1024f64.powi(3)), "network input")?;
+    let gbps = dist_by_sort(dfws, lit(8.0) * col("read_bytes") / lit(1024f64.powi(3)), "network input")?;
     let definition = "dfws (one row per worker with a sensor row); 8 * read / 1024^3, which the notebook labels \
                       'Machine network receive (Gbps)': it treats the instance-level `read` as bytes per second \
                       (it is not machine_net_receive); nulls dropped";
@@ -184,7 +184,7 @@ fn cpu_time_split(ctx: &Ctx, _: &Args) -> Result<Output> {
     for (label, c) in
         [("iowait", "machine_cpu_iowait_pct"), ("usr", "machine_cpu_usr_pct"), ("kernel", "machine_cpu_kernel_pct")]
     {
-        series.push((label.to_string(), dist(dfm.clone(), col(c), "machine cpu split")?));
+        series.push((label.to_string(), dist_by_sort(dfm.clone(), col(c), "machine cpu split")?));
     }
     let ratio = series[0].1.mean() / (series[1].1.mean() + series[2].1.mean());
     let definition = "pai/machine_metric, every row (one per instance; machine-level values averaged over the \

@@ -39,24 +39,47 @@ fn cols_of(names: &[&str]) -> Vec<Expr> {
 }
 
 /// The distinct keys of a table (`keys` + `id`) and every row's id (`id`,
-/// `row`, in row order).
+/// `row`, in row order). `unique`: every key is on one row, so a row's id
+/// is the row itself (the usual case, where the id join is skipped).
 struct Lookup {
     keys: DataFrame,
     rows: DataFrame,
+    unique: bool,
+    id: &'static str,
+    row: &'static str,
 }
 
-fn lookup(store: &Store, table: &Table, keys: &[&str], row: &str, id: &str) -> Result<Lookup> {
+fn lookup(store: &Store, table: &Table, keys: &[&str], row: &'static str, id: &'static str) -> Result<Lookup> {
     let what = format!("{} keys", table.qualified_name());
-    let first = col(row).min().over(cols_of(keys)).map_err(|e| Error::polars(what.clone(), e))?;
-    let df = collect(
-        store.scan(table)?.select(cols_of(keys)).with_row_index(row, None).with_column(first.alias(id)),
-        &what,
-    )?;
+    let df = collect(store.scan(table)?.select(cols_of(keys)).with_row_index(row, None), &what)?;
+    let unique = !has_repeats(&df, keys)?;
+    let first = if unique {
+        col(row)
+    } else {
+        col(row).min().over(cols_of(keys)).map_err(|e| Error::polars(what.clone(), e))?
+    };
+    let df = collect(df.lazy().with_column(first.alias(id)), &what)?;
     let rows = collect(df.clone().lazy().select([col(id), col(row)]), &what)?;
     let mut k = cols_of(keys);
     k.push(col(id));
     let keys = collect(df.lazy().filter(col(row).eq(col(id))).select(k), &what)?;
-    Ok(Lookup { keys, rows })
+    Ok(Lookup { keys, rows, unique, id, row })
+}
+
+impl Lookup {
+    /// `lf` (with this lookup's id column) with the `row` of every matching
+    /// row: a join on the id (`how` Left or Inner), or, with unique keys,
+    /// the id itself.
+    fn rows_of(&self, lf: LazyFrame, how: JoinType) -> LazyFrame {
+        if !self.unique {
+            return join_on(lf, self.rows.clone().lazy(), &[self.id], how);
+        }
+        let lf = lf.with_column(col(self.id).alias(self.row));
+        match how {
+            JoinType::Inner => lf.filter(col(self.row).is_not_null()),
+            _ => lf,
+        }
+    }
 }
 
 struct Lookups {
@@ -87,22 +110,29 @@ fn key_column(store: &Store, keys: &[&str], lookup: &Lookup, id: &str) -> Result
     df.column(id).cloned().map_err(|e| Error::polars(id.to_string(), e))
 }
 
-/// Whether some name occurs twice among the non-null `names`: exact. The
-/// 64-bit hashes of the names are sorted and compared first (an integer
+/// Whether two rows of `df` have the same `keys` (nulls equal): exact. The
+/// 64-bit hashes of the keys are sorted and compared first (an integer
 /// sort, much cheaper than hashing millions of 60-character strings into a
-/// set); only when two hashes are equal are the names themselves counted.
-fn has_repeats(names: &Column) -> Result<bool> {
-    let named = names.as_materialized_series().drop_nulls();
-    let mut hashes = Vec::with_capacity(named.len());
-    named
-        .vec_hash(PlSeedableRandomStateQuality::seed_from_u64(0), &mut hashes)
-        .map_err(|e| Error::polars("worker name hashes", e))?;
+/// set); only when two hashes are equal are the keys themselves counted.
+fn has_repeats(df: &DataFrame, keys: &[&str]) -> Result<bool> {
+    let what = || format!("{} hashes", keys.join(", "));
+    let mut hashes = Vec::with_capacity(df.height());
+    let state = PlSeedableRandomStateQuality::seed_from_u64(0);
+    for (i, k) in keys.iter().enumerate() {
+        let s = df.column(k).map_err(|e| Error::polars(what(), e))?.as_materialized_series();
+        let hashed = if i == 0 {
+            s.vec_hash(state.clone(), &mut hashes)
+        } else {
+            s.vec_hash_combine(state.clone(), &mut hashes)
+        };
+        hashed.map_err(|e| Error::polars(what(), e))?;
+    }
     hashes.sort_unstable();
     if hashes.windows(2).all(|w| w[0] != w[1]) {
         return Ok(false);
     }
-    let distinct = named.n_unique().map_err(|e| Error::polars("worker names", e))?;
-    Ok(distinct < named.len())
+    let distinct = collect(df.clone().lazy().select(cols_of(keys)).unique(None, UniqueKeepStrategy::Any), &what())?;
+    Ok(distinct.height() < df.height())
 }
 
 /// Per instance row: the sensor key id, whether it has a worker, whether
@@ -112,7 +142,9 @@ fn has_repeats(names: &Column) -> Result<bool> {
 fn worker_columns(store: &Store, l: &Lookups) -> Result<DataFrame> {
     let names = collect(store.scan(&INSTANCE)?.select([col("worker_name")]), "worker names")?;
     let w = || col("worker_name");
-    let repeats = has_repeats(names.column("worker_name").map_err(|e| Error::polars("worker names", e))?)?;
+    let named = collect(frames::named_instances(names.clone().lazy()), "worker names")?;
+    let repeats = has_repeats(&named, &["worker_name"])?;
+    drop(named);
     let mut keyed = join_on(names.clone().lazy(), l.sensor.keys.clone().lazy(), &["worker_name"], JoinType::Left);
     let flag = if !repeats {
         lit(false)
@@ -158,10 +190,10 @@ fn instance_frames(keyed: &DataFrame, l: &Lookups) -> Result<(DataFrame, DataFra
     let dfiw = concat([single.select(cols_of(&ids)), deduplicated.select(cols_of(&ids))], UnionArgs::default())
         .map_err(|e| Error::polars("dfiw", e))?;
     let dfiw = collect(dfiw, "dfiw")?;
-    let dfw = join_on(dfiw.clone().lazy(), l.task.rows.clone().lazy(), &[TASK_KEY], JoinType::Left);
-    let dfw = collect(join_on(dfw, l.tag.rows.clone().lazy(), &[TAG_KEY], JoinType::Left), "dfw")?;
-    let dfws = join_on(dfw.clone().lazy(), l.spec.rows.clone().lazy(), &[SPEC_KEY], JoinType::Left);
-    let dfws = collect(join_on(dfws, l.sensor.rows.clone().lazy(), &[SENSOR_KEY], JoinType::Inner), "dfws")?;
+    let dfw = l.tag.rows_of(l.task.rows_of(dfiw.clone().lazy(), JoinType::Left), JoinType::Left);
+    let dfw = collect(dfw, "dfw")?;
+    let dfws = l.sensor.rows_of(l.spec.rows_of(dfw.clone().lazy(), JoinType::Left), JoinType::Inner);
+    let dfws = collect(dfws, "dfws")?;
     Ok((dfiw, dfw, dfws))
 }
 
@@ -193,7 +225,11 @@ fn task_frame(store: &Store, keyed: &DataFrame, l: &Lookups) -> Result<DataFrame
     let tags = store.scan(&GROUP_TAG)?.with_row_index(TAG_ROW, None).select(cols_of(&[TAG_ROW, "inst_id", "group"]));
     let dfa = join_on(task, jobs, &["job_name"], JoinType::Inner)
         .with_column(seconds_between(col("end_time"), col("start_time")).alias("runtime_s"));
-    let dfa = join_on(dfa, l.task.rows.clone().lazy(), &[TASK_ROW], JoinType::Left);
+    // The task row's key id (itself when the task keys are unique).
+    let dfa = match l.task.unique {
+        true => dfa.with_column(col(TASK_ROW).alias(TASK_KEY)),
+        false => join_on(dfa, l.task.rows.clone().lazy(), &[TASK_ROW], JoinType::Left),
+    };
     let dfa = join_on(dfa, aggregates, &[TASK_KEY], JoinType::Inner);
     let dfa = join_on(dfa, first_task, &["job_name"], JoinType::Left).with_columns([
         seconds_between(col("start_time_i"), col("start_time")).alias("wait_s"),
@@ -235,7 +271,9 @@ pub fn build(store: &Store) -> Result<Vec<(Frame, DataFrame)>> {
     let dfas = usage_frame(store, &dfa, &dfws)?;
     // Each sensor row matches at most one worker (dfiw has one row per
     // worker_name): the plan's order is the sensor table's.
-    let times = join_on(dfiw.clone().lazy(), lookups.sensor.rows.clone().lazy(), &[SENSOR_KEY], JoinType::Inner)
+    let times = lookups
+        .sensor
+        .rows_of(dfiw.clone().lazy(), JoinType::Inner)
         .select(cols_of(&[SENSOR_ROW, INST_ROW]))
         .sort([SENSOR_ROW, INST_ROW], SortMultipleOptions::default());
     let times = collect(times, "sensor times")?;

@@ -103,16 +103,60 @@ fn some(v: &[&str]) -> Vec<Option<String>> {
     v.iter().map(|s| Some(s.to_string())).collect()
 }
 
-#[test]
-fn cached_frames_equal_the_lazy_plans_row_for_row() {
-    let t = tiny();
-    let store = &t.ctx.store;
+fn assert_cache_equals_plans(store: &Store) {
     for frame in Frame::ALL {
         let plan = planned(store, frame);
         let got = cached(store, frame);
         assert_eq!(plan.get_column_names(), got.get_column_names(), "{} columns", frame.name());
         assert!(got.equals_missing(&plan), "{}\ncached:\n{got}\nplan:\n{plan}", frame.name());
     }
+}
+
+#[test]
+fn cached_frames_equal_the_lazy_plans_row_for_row() {
+    let t = tiny();
+    assert_cache_equals_plans(&t.ctx.store);
+}
+
+/// [`tiny`] with every joined table's key on two rows: task a/t1, tag ia,
+/// machine m1 and sensor worker w1 twice (the second with other values).
+/// The joins then repeat rows as the plans do: w1's instance (a/t1, tag ia,
+/// machine m1) is in `dfw` 2 tasks x 2 tags = 4 times and in `dfws` 4 x 2
+/// machines x 2 sensor rows = 16 times; the build takes its other path (ids
+/// joined back to every row of a key).
+#[test]
+fn with_repeated_join_keys_the_cache_still_equals_the_plans() {
+    let t = tiny();
+    let store = &t.ctx.store;
+    let append = |table: &'static Table, extra: DataFrame| {
+        let path = store.path_of(table);
+        let mut df = ParquetReader::new(File::open(&path).unwrap()).finish().unwrap();
+        let extra = extra.lazy().select(df.get_column_names().iter().map(|c| col(c.as_str())).collect::<Vec<_>>());
+        let extra = extra.collect().unwrap();
+        df.vstack_mut(&extra).unwrap();
+        ParquetWriter::new(File::create(&path).unwrap()).finish(&mut df).unwrap();
+    };
+    let row = |table: &'static Table, key: &str, value: &str| {
+        let df = ParquetReader::new(File::open(store.path_of(table)).unwrap()).finish().unwrap();
+        let first = df.clone().lazy().filter(col(key).eq(lit(value.to_string()))).collect().unwrap();
+        first.head(Some(1))
+    };
+    let mut task = row(&TASK, "task_name", "t1").head(Some(1));
+    task.with_column(Column::new("plan_cpu_pct".into(), [7.0])).unwrap();
+    append(&TASK, task);
+    append(&GROUP_TAG, row(&GROUP_TAG, "inst_id", "ia"));
+    let mut spec = row(&MACHINE_SPEC, "machine", "m1");
+    spec.with_column(Column::new("cap_cpu".into(), [48i64])).unwrap();
+    append(&MACHINE_SPEC, spec);
+    let mut sensor = row(&SENSOR, "worker_name", "w1");
+    sensor.with_column(Column::new("cpu_usage_pct".into(), [5.0])).unwrap();
+    append(&SENSOR, sensor);
+    assert_cache_equals_plans(store);
+    let dfws = cached(store, Frame::InstancesWithSensor);
+    let w1 = strings(&dfws, "worker_name").iter().filter(|w| w.as_deref() == Some("w1")).count();
+    assert_eq!(w1, 16);
+    let dfw = cached(store, Frame::Instances);
+    assert_eq!(strings(&dfw, "worker_name").iter().filter(|w| w.as_deref() == Some("w1")).count(), 4);
 }
 
 /// The hand-worked rows (see [`tiny`]).
