@@ -13,6 +13,38 @@ pub fn collect(lf: LazyFrame, what: &str) -> Result<DataFrame> {
     lf.collect().map_err(|e| Error::polars(what.to_string(), e))
 }
 
+/// Collects `plans` in order on a second thread, one ahead of `f`, which
+/// gets each frame with its columns' chunks aligned. Row loops over large
+/// tables (the Philly utilization windows) then overlap the reading and
+/// decoding of the next window, which runs on one core, with their own
+/// work on the other. The first error, from either side, stops both.
+pub fn for_each_collected(
+    plans: Vec<LazyFrame>,
+    what: &str,
+    mut f: impl FnMut(DataFrame) -> Result<()>,
+) -> Result<()> {
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<DataFrame>>(1);
+        scope.spawn(move || {
+            for lf in plans {
+                let df = collect(lf, what).map(|mut df| {
+                    df.align_chunks_par();
+                    df
+                });
+                let failed = df.is_err();
+                if tx.send(df).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        // Returning early drops `rx`, so the reader stops at its next send.
+        for df in rx {
+            f(df?)?;
+        }
+        Ok(())
+    })
+}
+
 /// A column as f64 values (nulls as None).
 pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
     let s = df
