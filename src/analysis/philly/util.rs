@@ -6,9 +6,9 @@
 use polars::prelude::*;
 
 use super::gpu_minutes::{samples, Filter, Samples};
-use crate::analysis::frame::collect;
+use crate::analysis::frame::dist_by_sort;
 use crate::analysis::{Args, Cell, Ctx, Headline, Output, ResultTable};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::schema::philly::{CPU_UTIL, MEM_UTIL};
 use crate::stats::Dist;
 
@@ -103,34 +103,16 @@ pub fn gpu_util_dedicated(ctx: &Ctx, _: &Args) -> Result<Output> {
     Ok(out)
 }
 
-/// The distribution of `value` (nulls, NaN, infinities skipped), sorted in
-/// the engine and run-length counted while read. Memory utilization is a
-/// ratio with almost every value distinct, where value counts by hashing
-/// (`frame::dist`) needed over 4 GB on the full trace.
-fn sorted_dist(lf: LazyFrame, value: Expr, what: &str) -> Result<Dist> {
-    let sorted = lf
-        .select([value.cast(DataType::Float64).alias("v")])
-        .filter(col("v").is_not_null().and(col("v").is_finite()))
-        .sort(["v"], SortMultipleOptions::default());
-    let df = collect(sorted, what)?;
-    let ca = df.column("v").and_then(|c| c.f64().cloned()).map_err(|e| Error::polars(what.to_string(), e))?;
-    let mut pairs: Vec<(f64, u64)> = Vec::new();
-    for v in ca.into_no_null_iter() {
-        match pairs.last_mut() {
-            Some((last, n)) if *last == v => *n += 1,
-            _ => pairs.push((v, 1)),
-        }
-    }
-    Ok(Dist::from_counts(pairs))
-}
-
 /// P6 (Fig 7): every non-NA CPU sample and every memory sample with a
 /// non-zero total.
+/// Both distributions are sorted ([`dist_by_sort`]): memory utilization is
+/// a ratio with almost every value distinct, where hashed value counts
+/// needed over 4 GB on the full trace.
 pub fn host_util(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let cpu = sorted_dist(ctx.store.scan(&CPU_UTIL)?, col("cpu_util_pct"), "philly.host-util cpu")?;
+    let cpu = dist_by_sort(ctx.store.scan(&CPU_UTIL)?, col("cpu_util_pct"), "philly.host-util cpu")?;
     let mem_lf = ctx.store.scan(&MEM_UTIL)?.filter(col("mem_total_kib").neq(lit(0.0)));
     let mem_expr = lit(100.0) * (col("mem_total_kib") - col("mem_free_kib")) / col("mem_total_kib");
-    let mem = sorted_dist(mem_lf, mem_expr, "philly.host-util mem")?;
+    let mem = dist_by_sort(mem_lf, mem_expr, "philly.host-util mem")?;
     let mut out = Output::new(
         "philly.host-util",
         "Host CPU and memory utilization (ATC'19 Fig 7)",
