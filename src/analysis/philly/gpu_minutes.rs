@@ -5,32 +5,30 @@
 //! `gpu<i>_util_pct` of that machine's `philly/gpu_util` row for the minute,
 //! when the row exists and the value is not NA (null).
 //!
-//! Computed as a sweep rather than the notebook's explode-and-join: per
-//! machine, the attempts' `[start floored, end)` intervals cut time into
-//! segments with a constant set of held (GPU, group) pairs; each
-//! `gpu_util` row (read in time windows, so memory stays bounded) finds
-//! its machine's segment by binary search and counts the held GPUs'
-//! values per (status, GPUs). This gives exactly the join's pairs (a row
-//! matches an attempt when `start floored <= minute < end`, the minute
-//! being the row's time floored), without exploding 100 M attempt-minutes
-//! into a hash join, which took four times as long on the full trace. Both
-//! time axes are UTC already (ingest converted the job log and the PDT/PST
-//! utilization times), so the notebook's ambiguous hour at the 2017-11-05
-//! DST change matches correctly here.
+//! Done set-wise in the engine, in time windows so memory stays bounded:
+//! per (attempt, machine) the held GPUs are folded into 8 boolean columns;
+//! for each window the overlapping part of every attempt is exploded into
+//! minutes (`int_range` + explode), inner-joined to that window of
+//! `gpu_util` on (machine, time) (the parquet scan is time-sorted, so the
+//! window filter prunes row groups), and reduced to value counts per
+//! (status, GPUs, utilization). Both time axes are UTC already (ingest
+//! converted the job log and the PDT/PST utilization times), so the
+//! notebook's ambiguous hour at the 2017-11-05 DST change matches correctly
+//! here.
 
 use std::collections::BTreeMap;
 
 use polars::prelude::*;
 
-use crate::analysis::frame::{collect, for_each_collected, i64s, strs};
+use crate::analysis::frame::{collect, f64s, i64s, strs};
 use crate::analysis::Ctx;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::schema::philly::{ATTEMPTS, GPU_UTIL, JOBS, PLACEMENTS};
 use crate::stats::Dist;
 
 const MINUTE_US: i64 = 60_000_000;
-/// Minutes of `gpu_util` read at once: two days, about 1.6 M rows of the
-/// full 552-machine trace.
+/// Minutes per join window: two days, about 1.6 M `gpu_util` rows on the
+/// full 552-machine trace, which keeps the exploded join well under 1 GB.
 const WINDOW_MIN: i64 = 2 * 1440;
 const GPU_COLUMNS: usize = 8;
 
@@ -54,117 +52,68 @@ fn gpu_col(i: usize) -> String {
     format!("gpu{i}_util_pct")
 }
 
-/// One machine's timeline: segment k is `[points[k], points[k + 1])` and
-/// holds the (GPU index, group) pairs `held[offsets[k]..offsets[k + 1]]`,
-/// one per attempt holding that GPU then (an attempt holding two GPUs
-/// gives two pairs; two attempts of a group on one GPU give two samples,
-/// as the join does).
-#[derive(Default)]
-struct Timeline {
-    points: Vec<i64>,
-    offsets: Vec<usize>,
-    held: Vec<(u8, u32)>,
-}
-
-/// An attempt's stay on one machine: `[lo, hi)` in microseconds, its
-/// group and the GPUs it holds there.
-#[derive(Clone, Copy)]
-struct Stay {
-    lo: i64,
-    hi: i64,
-    grp: u32,
-    gpus: [bool; GPU_COLUMNS],
-}
-
-impl Timeline {
-    fn new(mut stays: Vec<Stay>) -> Timeline {
-        let mut points: Vec<i64> = stays.iter().flat_map(|s| [s.lo, s.hi]).collect();
-        points.sort_unstable();
-        points.dedup();
-        stays.sort_by_key(|s| s.lo);
-        let mut t = Timeline { offsets: vec![0], ..Timeline::default() };
-        let (mut next, mut active): (usize, Vec<Stay>) = (0, Vec::new());
-        for &p in &points {
-            active.retain(|s| s.hi > p);
-            while next < stays.len() && stays[next].lo <= p {
-                active.push(stays[next]);
-                next += 1;
-            }
-            for s in &active {
-                let held = s.gpus.iter().enumerate().filter(|(_, h)| **h).map(|(i, _)| (i as u8, s.grp));
-                t.held.extend(held);
-            }
-            t.offsets.push(t.held.len());
-        }
-        t.points = points;
-        t
-    }
-
-    /// The (GPU, group) pairs held at time `x`. `cursor` is the number of
-    /// points at or before the previous `x` asked for: checked, then its
-    /// successor, before a binary search.
-    fn at(&self, x: i64, cursor: &mut usize) -> &[(u8, u32)] {
-        let fits = |k: usize| (k == 0 || self.points[k - 1] <= x) && (k == self.points.len() || self.points[k] > x);
-        let k = match *cursor {
-            c if fits(c) => c,
-            c if c < self.points.len() && fits(c + 1) => c + 1,
-            _ => self.points.partition_point(|&p| p <= x),
-        };
-        *cursor = k;
-        match k {
-            0 => &[],
-            k => &self.held[self.offsets[k - 1]..self.offsets[k]],
-        }
-    }
-}
-
-/// The stays of the contributing attempts, per machine, and the (status,
-/// GPUs) of every group number.
+/// One row per (attempt, machine): status, GPUs (first attempt), the
+/// machine's number `mid` in `machines`, the minute-floored start `lo` and
+/// end `hi` in microseconds, and `g0..g7` = whether the attempt holds that
+/// GPU of the machine.
 struct Placed {
-    /// Machine name -> its timeline in `lines`.
-    index: PlHashMap<String, usize>,
-    lines: Vec<Timeline>,
+    rows: DataFrame,
+    /// (machine, mid): the machines jobs were placed on, numbered so the
+    /// join key (machine, minute) is one integer.
+    machines: DataFrame,
+    /// (status, GPUs) of each group number `grp` the rows carry instead of
+    /// a string through the explode and the counting.
     groups: Vec<(String, i64)>,
-    /// First `lo` and last `hi` over all stays.
-    span: Option<(i64, i64)>,
-}
-
-fn bool_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a BooleanChunked> {
-    df.column(name).and_then(|c| c.bool()).map_err(|e| Error::polars(format!("column {name}"), e))
 }
 
 fn placed(ctx: &Ctx, filter: Filter) -> Result<Placed> {
     let rows = placed_rows(ctx, filter)?;
-    let (status, gpus) = (strs(&rows, "status")?, i64s(&rows, "gpus")?);
-    let (machine, lo, hi) = (strs(&rows, "machine")?, i64s(&rows, "lo")?, i64s(&rows, "hi")?);
-    let held: Vec<&BooleanChunked> =
-        (0..GPU_COLUMNS).map(|i| bool_col(&rows, &format!("g{i}"))).collect::<Result<_>>()?;
-    let mut group_of: BTreeMap<(String, i64), u32> = BTreeMap::new();
-    for (s, g) in status.iter().zip(&gpus) {
-        if let (Some(s), Some(g)) = (s, g) {
-            group_of.insert((s.clone(), *g), 0);
-        }
-    }
-    for (n, v) in group_of.values_mut().enumerate() {
-        *v = n as u32;
-    }
-    let mut stays: BTreeMap<String, Vec<Stay>> = BTreeMap::new();
-    let mut span: Option<(i64, i64)> = None;
-    for r in 0..rows.height() {
-        let (Some(s), Some(g), Some(m), Some(lo), Some(hi)) = (&status[r], gpus[r], &machine[r], lo[r], hi[r]) else {
-            continue;
-        };
-        let mut gpus = [false; GPU_COLUMNS];
-        for (h, col) in gpus.iter_mut().zip(&held) {
-            *h = col.get(r).unwrap_or(false);
-        }
-        let grp = group_of[&(s.clone(), g)];
-        stays.entry(m.clone()).or_default().push(Stay { lo, hi, grp, gpus });
-        span = Some(span.map_or((lo, hi), |(a, b)| (a.min(lo), b.max(hi))));
-    }
-    let index = stays.keys().enumerate().map(|(i, m)| (m.clone(), i)).collect();
-    let lines = stays.into_values().map(Timeline::new).collect();
-    Ok(Placed { index, lines, groups: group_of.into_keys().collect(), span })
+    let machines = collect(
+        rows.clone()
+            .lazy()
+            .select([col("machine")])
+            .unique(None, UniqueKeepStrategy::Any)
+            .sort(["machine"], SortMultipleOptions::default())
+            .with_row_index("mid", None)
+            .select([col("machine"), col("mid").cast(DataType::Int64)]),
+        "philly GPU-minutes: machines",
+    )?;
+    let groups = collect(
+        rows.clone()
+            .lazy()
+            .select([col("status"), col("gpus")])
+            .unique(None, UniqueKeepStrategy::Any)
+            .sort(["status", "gpus"], SortMultipleOptions::default())
+            .with_row_index("grp", None)
+            .with_column(col("grp").cast(DataType::Int64)),
+        "philly GPU-minutes: groups",
+    )?;
+    let rows = collect(
+        rows.lazy()
+            .join(machines.clone().lazy(), [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
+            .join(
+                groups.clone().lazy(),
+                [col("status"), col("gpus")],
+                [col("status"), col("gpus")],
+                JoinArgs::new(JoinType::Inner),
+            )
+            .drop(Selector::ByName {
+                names: Arc::new(["machine".into(), "status".into(), "gpus".into()]),
+                strict: true,
+            }),
+        "philly GPU-minutes: machine and group numbers",
+    )?;
+    let groups = strs(&groups, "status")?
+        .into_iter()
+        .zip(i64s(&groups, "gpus")?)
+        .map(|(s, g)| (s.unwrap_or_default(), g.unwrap_or(0)))
+        .collect();
+    Ok(Placed { rows, machines, groups })
+}
+
+/// The integer join key of (machine number, minute since the epoch).
+fn key(mid: Expr, minute: Expr) -> Expr {
+    mid * lit(1i64 << 32) + minute
 }
 
 fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
@@ -214,71 +163,115 @@ fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
     collect(lf, "philly GPU-minutes: attempts x placements")
 }
 
+/// The (attempt, machine) minutes in `[w0, w1)`, one row each, keyed.
+fn minutes_in(placed: &DataFrame, w0: i64, w1: i64) -> LazyFrame {
+    let a = when(col("lo").lt(lit(w0))).then(lit(w0)).otherwise(col("lo"));
+    let b = when(col("hi").gt(lit(w1))).then(lit(w1)).otherwise(col("hi"));
+    placed
+        .clone()
+        .lazy()
+        .filter(col("lo").lt(lit(w1)).and(col("hi").gt(lit(w0))))
+        .with_columns([a.alias("a"), b.alias("b")])
+        // minutes m = a, a+1, ... while m < b (a is on the minute).
+        .with_column(
+            int_ranges(
+                lit(0i64),
+                (col("b") - col("a") + lit(MINUTE_US - 1)).floor_div(lit(MINUTE_US)),
+                lit(1i64),
+                DataType::Int64,
+            )
+            .alias("k"),
+        )
+        .explode(
+            Selector::ByName { names: Arc::new(["k".into()]), strict: true },
+            ExplodeOptions { empty_as_null: false, keep_nulls: false },
+        )
+        .with_column(key(col("mid"), col("a").floor_div(lit(MINUTE_US)) + col("k")).alias("key"))
+        .drop(Selector::ByName {
+            names: Arc::new(["a".into(), "b".into(), "k".into(), "lo".into(), "hi".into(), "mid".into()]),
+            strict: true,
+        })
+}
 
-/// Counts per group of every utilization value (as its bits).
-type Counts = Vec<PlHashMap<u64, u64>>;
-
-/// The `gpu_util` rows with `w0 <= time < w1`: time in microseconds,
-/// machine, the GPU columns.
-fn util_window(ctx: &Ctx, w0: i64, w1: i64) -> Result<LazyFrame> {
-    let t = col("time");
-    let cols: Vec<Expr> = [t.clone().cast(DataType::Int64), col("machine")]
-        .into_iter()
-        .chain((0..GPU_COLUMNS).map(|i| col(gpu_col(i))))
-        .collect();
+/// `gpu_util` rows with `w0 <= time < w1` on the placed machines, keyed.
+fn util_in(ctx: &Ctx, machines: &DataFrame, w0: i64, w1: i64) -> Result<LazyFrame> {
+    let minute = col("time").cast(DataType::Int64).floor_div(lit(MINUTE_US));
+    let cols: Vec<Expr> =
+        [key(col("mid"), minute).alias("key")].into_iter().chain((0..GPU_COLUMNS).map(|i| col(gpu_col(i)))).collect();
     Ok(ctx
         .store
         .scan(&GPU_UTIL)?
-        .filter(t.clone().gt_eq(lit(w0).cast(utc_us())).and(t.lt(lit(w1).cast(utc_us()))))
+        .filter(col("time").gt_eq(lit(w0).cast(utc_us())).and(col("time").lt(lit(w1).cast(utc_us()))))
+        .join(machines.clone().lazy(), [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
         .select(cols))
 }
 
-/// One window of `gpu_util` (chunks aligned), counted into `counts`;
-/// `cursors` holds each machine's last segment (rows come in time order,
-/// so the next row's segment is almost always the same or the next one).
-fn count_window(df: &DataFrame, placed: &Placed, counts: &mut Counts, cursors: &mut [usize]) -> Result<()> {
-    let what = |e| Error::polars("philly GPU-minutes: gpu_util columns".to_string(), e);
-    let time = df.column("time").and_then(|c| c.i64()).map_err(what)?;
-    let machine = df.column("machine").and_then(|c| c.str()).map_err(what)?;
-    let values: Vec<Vec<_>> = (0..GPU_COLUMNS)
-        .map(|i| df.column(&gpu_col(i)).and_then(|c| c.f64()).map(|c| c.downcast_iter().collect()).map_err(what))
-        .collect::<Result<_>>()?;
-    for (k, (times, names)) in time.downcast_iter().zip(machine.downcast_iter()).enumerate() {
-        for (r, (t, m)) in times.iter().zip(names.iter()).enumerate() {
-            let (Some(&t), Some(m)) = (t, m) else { continue };
-            let Some(&line) = placed.index.get(m) else { continue };
-            let minute = t.div_euclid(MINUTE_US) * MINUTE_US;
-            for &(gpu, grp) in placed.lines[line].at(minute, &mut cursors[line]) {
-                if let Some(v) = values[gpu as usize][k].get(r).filter(|v| v.is_finite()) {
-                    *counts[grp as usize].entry(v.to_bits()).or_default() += 1;
-                }
-            }
-        }
-    }
-    Ok(())
+/// Value counts (grp, value, n) of one window.
+fn window_counts(ctx: &Ctx, placed: &Placed, w0: i64, w1: i64) -> Result<DataFrame> {
+    let joined = minutes_in(&placed.rows, w0, w1).join(
+        util_in(ctx, &placed.machines, w0, w1)?,
+        [col("key")],
+        [col("key")],
+        JoinArgs::new(JoinType::Inner),
+    );
+    let joined = collect(joined, "philly GPU-minutes: join")?.lazy();
+    let per_gpu: Vec<LazyFrame> = (0..GPU_COLUMNS)
+        .map(|i| {
+            joined
+                .clone()
+                .filter(col(format!("g{i}")).and(col(gpu_col(i)).is_not_null()))
+                .select([col("grp"), col(gpu_col(i)).alias("v")])
+        })
+        .collect();
+    let counted = concat(per_gpu, UnionArgs::default())
+        .map_err(|e| crate::error::Error::polars("philly GPU-minutes: concat".to_string(), e))?
+        .group_by([col("grp"), col("v")])
+        .agg([len().alias("n")]);
+    collect(counted, "philly GPU-minutes: counts")
+}
+
+/// [first, last] minute of `gpu_util` in microseconds.
+fn util_span(ctx: &Ctx) -> Result<Option<(i64, i64)>> {
+    let t = col("time").cast(DataType::Int64);
+    let df = collect(
+        ctx.store.scan(&GPU_UTIL)?.select([t.clone().min().alias("lo"), t.max().alias("hi")]),
+        "gpu_util span",
+    )?;
+    Ok(i64s(&df, "lo")?[0].zip(i64s(&df, "hi")?[0]))
 }
 
 /// Every GPU-minute sample, as utilization value counts per (status, GPUs).
 pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
     let placed = placed(ctx, filter)?;
-    let Some((start, end)) = placed.span else { return Ok(Samples::new()) };
-    // A row up to a minute past the last end still floors into an
-    // attempt's last minute (start is on the minute already).
-    let end = end + MINUTE_US;
-    let mut counts: Counts = vec![PlHashMap::default(); placed.groups.len()];
-    let mut cursors = vec![0; placed.lines.len()];
-    let starts = (0..).map(|k| start + k * WINDOW_MIN * MINUTE_US).take_while(|w0| *w0 < end);
-    let windows = starts.map(|w0| util_window(ctx, w0, (w0 + WINDOW_MIN * MINUTE_US).min(end))).collect::<Result<_>>()?;
-    for_each_collected(windows, "philly GPU-minutes: gpu_util window", |df| {
-        count_window(&df, &placed, &mut counts, &mut cursors)
-    })?;
-    let mut out = Samples::new();
-    for (group, c) in placed.groups.into_iter().zip(counts) {
-        if !c.is_empty() {
-            out.insert(group, Dist::from_counts(c.into_iter().map(|(v, n)| (f64::from_bits(v), n))));
+    let mut acc: BTreeMap<(String, i64), Vec<(f64, u64)>> = BTreeMap::new();
+    let (lo, hi) = (i64s(&placed.rows, "lo")?, i64s(&placed.rows, "hi")?);
+    let (Some(start), Some(end), Some((u0, u1))) =
+        (lo.iter().flatten().min().copied(), hi.iter().flatten().max().copied(), util_span(ctx)?)
+    else {
+        return Ok(Samples::new());
+    };
+    // Only minutes that gpu_util covers can match; windows stay aligned to `start`.
+    let (start, end) =
+        (start + (u0 - start).max(0) / (WINDOW_MIN * MINUTE_US) * (WINDOW_MIN * MINUTE_US), end.min(u1 + 1));
+    let mut w0 = start;
+    while w0 < end {
+        let w1 = w0 + WINDOW_MIN * MINUTE_US;
+        if !lo.iter().zip(&hi).any(|(l, h)| l.zip(*h).is_some_and(|(l, h)| l < w1 && h > w0)) {
+            w0 = w1;
+            continue;
         }
+        let df = window_counts(ctx, &placed, w0, w1)?;
+        let (grp, v, n) = (i64s(&df, "grp")?, f64s(&df, "v")?, i64s(&df, "n")?);
+        for i in 0..df.height() {
+            if let (Some(g), Some(v), Some(n)) = (grp[i], v[i], n[i]) {
+                if v.is_finite() {
+                    acc.entry(placed.groups[g as usize].clone()).or_default().push((v, n as u64));
+                }
+            }
+        }
+        w0 = w1;
     }
-    Ok(out)
+    Ok(acc.into_iter().map(|(k, pairs)| (k, Dist::from_counts(pairs))).collect())
 }
 
 #[cfg(test)]
@@ -352,7 +345,7 @@ mod tests {
         assert_eq!(values(&s, "Pass", 8), vec![(6.0, 1)]);
     }
 
-    /// The sweep's edge cases, against the join's rule worked by hand. Job
+    /// Edge cases of the join's rule, worked by hand. Job
     /// k1 (Pass, 2 GPUs) has two attempts overlapping on m1's gpu0 from
     /// 1:00 to 2:00 (0:00-2:00 floored from 0:10, and 1:00-2:30); k2 (Pass,
     /// 2 GPUs too, so the same group) holds gpu1 from 2:00 to 3:00. Rows of
