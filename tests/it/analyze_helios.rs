@@ -56,34 +56,11 @@ fn row_matches(row: &Value, key: &str) -> bool {
     })
 }
 
-fn close(ours: f64, theirs: f64) -> bool {
-    ours == theirs || (ours - theirs).abs() <= 1e-9 * ours.abs().max(theirs.abs()).max(1e-300)
-}
-
 #[test]
 fn every_helios_analysis_matches_duckdb_on_the_samples() {
-    let store = sample_store();
-    let expected: serde_json::Map<String, Value> =
-        serde_json::from_str(&python("tests/crosscheck/analyses_helios.py", &[s(store)])).unwrap();
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for (key, checks) in &expected {
-        let (id, query) = key.split_once('?').unwrap_or((key, ""));
-        let mut args = vec!["analyze", id, "--store", s(store), "--format", "json"];
-        let params: Vec<&str> = query.split('&').filter(|p| !p.is_empty()).collect();
-        for p in &params {
-            args.extend(["--param", p]);
-        }
-        let out: Value = serde_json::from_str(&tracelab_ok(&args)).unwrap();
-        for (selector, theirs) in checks.as_object().unwrap() {
-            checked += 1;
-            let ours = select(&out, selector);
-            match (ours, theirs.as_f64()) {
-                (Some(a), Some(b)) if close(a, b) => {}
-                (a, b) => failures.push(format!("{key} {selector}: tracelab {a:?} vs duckdb {b:?}")),
-            }
-        }
-    }
+    let select = |out: &Value, selector: &str| select(out, selector).map(Value::from);
+    let checked = crosscheck("tests/crosscheck/analyses_helios.py", sample_store(), select, |a, b| {
+        a.as_f64().is_some() && close_within(a, b, 1e-300)
+    });
     assert!(checked > 1000, "only {checked} checks");
-    assert!(failures.is_empty(), "{} of {checked} differ:\n{}", failures.len(), failures.join("\n"));
 }

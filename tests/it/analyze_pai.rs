@@ -3,11 +3,9 @@
 //! owners' definitions over the same Parquet store and names the numbers it
 //! expects by their place in the JSON output.
 
-use std::path::Path;
-
 use serde_json::Value;
 
-use crate::common::{python, s, sample_store, tracelab, tracelab_ok};
+use crate::common::{close_within, crosscheck, s, sample_store, tracelab, tracelab_ok};
 
 /// Finds the number an address names in an analysis' JSON output (see the
 /// script's docstring for the address forms).
@@ -57,38 +55,10 @@ fn resolve(out: &Value, address: &str) -> Option<f64> {
     }
 }
 
-fn close(a: f64, b: f64) -> bool {
-    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
-}
-
-/// Runs every analysis the script covers and compares every number.
-fn crosscheck(store: &Path, script: &str) -> usize {
-    let expected: Value = serde_json::from_str(&python(script, &[s(store)])).expect("script JSON");
-    let mut checked = 0;
-    let mut failures = Vec::new();
-    for (run, numbers) in expected.as_object().unwrap() {
-        let (id, params) = run.split_once('?').unwrap_or((run, ""));
-        let mut args = vec!["analyze", id, "--format", "json", "--store", s(store)];
-        for p in params.split('&').filter(|p| !p.is_empty()) {
-            args.extend(["--param", p]);
-        }
-        let out: Value = serde_json::from_str(&tracelab_ok(&args)).unwrap();
-        for (address, want) in numbers.as_object().unwrap() {
-            let want = want.as_f64().unwrap();
-            checked += 1;
-            match resolve(&out, address) {
-                Some(got) if close(got, want) => {}
-                got => failures.push(format!("{run} {address}: tracelab {got:?}, DuckDB {want}")),
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{} of {checked} numbers differ:\n{}", failures.len(), failures.join("\n"));
-    checked
-}
-
 #[test]
 fn pai_notebook_analyses_agree_with_duckdb_on_the_samples() {
-    let checked = crosscheck(sample_store(), "tests/crosscheck/analyses_pai.py");
+    let resolve = |out: &Value, address: &str| resolve(out, address).map(Value::from);
+    let checked = crosscheck("tests/crosscheck/analyses_pai.py", sample_store(), resolve, |a, b| close_within(a, b, 1.0));
     assert!(checked > 80, "only {checked} numbers checked");
 }
 

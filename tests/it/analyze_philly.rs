@@ -42,30 +42,9 @@ fn table_cell(part: &Value, bits: &[&str]) -> Option<Value> {
     Some(row[col].clone())
 }
 
-fn close(a: &Value, b: &Value) -> bool {
-    match (a.as_f64(), b.as_f64()) {
-        (Some(x), Some(y)) => (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
-        _ => a.is_null() && b.is_null(),
-    }
-}
-
 #[test]
 fn philly_and_cross_analyses_agree_with_duckdb_on_the_samples() {
-    let store = sample_store();
-    let expected: Value = serde_json::from_str(&python("tests/crosscheck/analyses_philly.py", &[s(store)])).unwrap();
-    let mut failures = Vec::new();
-    let mut checked = 0;
-    for (id, keys) in expected.as_object().unwrap() {
-        let out: Value =
-            serde_json::from_str(&tracelab_ok(&["analyze", id, "--store", s(store), "--format", "json"])).unwrap();
-        for (key, want) in keys.as_object().unwrap() {
-            checked += 1;
-            match lookup(&out, key) {
-                Some(got) if close(&got, want) => {}
-                got => failures.push(format!("{id} {key}: tracelab {got:?}, duckdb {want}")),
-            }
-        }
-    }
-    assert!(failures.is_empty(), "{} of {checked} values differ:\n{}", failures.len(), failures.join("\n"));
+    let checked =
+        crosscheck("tests/crosscheck/analyses_philly.py", sample_store(), lookup, |a, b| close_within(a, b, 1.0));
     assert!(checked > 500, "only {checked} values checked");
 }

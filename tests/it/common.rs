@@ -127,3 +127,47 @@ pub fn sample_store() -> &'static Path {
         store
     })
 }
+
+/// Runs a DuckDB cross-check script over `store` and compares every number
+/// it names with tracelab's. The script prints `{"<analysis id>[?k=v&..]":
+/// {"<address>": value, ..}, ..}`; each run becomes `tracelab analyze ID
+/// --param k=v .. --format json`, and `resolve` finds an address (in the
+/// script's own grammar, see its docstring) in that output. Values compare
+/// with `close`. Panics listing every difference; returns how many numbers
+/// were compared.
+pub fn crosscheck(
+    script: &str,
+    store: &Path,
+    resolve: impl Fn(&serde_json::Value, &str) -> Option<serde_json::Value>,
+    close: impl Fn(&serde_json::Value, &serde_json::Value) -> bool,
+) -> usize {
+    let expected: serde_json::Value = serde_json::from_str(&python(script, &[s(store)])).expect("script JSON");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for (run, numbers) in expected.as_object().expect("runs") {
+        let (id, params) = run.split_once('?').unwrap_or((run, ""));
+        let mut args = vec!["analyze", id, "--format", "json", "--store", s(store)];
+        for p in params.split('&').filter(|p| !p.is_empty()) {
+            args.extend(["--param", p]);
+        }
+        let out: serde_json::Value = serde_json::from_str(&tracelab_ok(&args)).expect("analyze JSON");
+        for (address, want) in numbers.as_object().expect("numbers") {
+            checked += 1;
+            match resolve(&out, address) {
+                Some(got) if close(&got, want) => {}
+                got => failures.push(format!("{run} {address}: tracelab {got:?}, DuckDB {want}")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{script}: {} of {checked} numbers differ:\n{}", failures.len(), failures.join("\n"));
+    checked
+}
+
+/// Equal within a relative 1e-9 of the larger magnitude, or of `floor`
+/// when both are smaller; two nulls are equal.
+pub fn close_within(a: &serde_json::Value, b: &serde_json::Value, floor: f64) -> bool {
+    match (a.as_f64(), b.as_f64()) {
+        (Some(x), Some(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(floor),
+        _ => a.is_null() && b.is_null(),
+    }
+}
