@@ -18,11 +18,7 @@ pub fn collect(lf: LazyFrame, what: &str) -> Result<DataFrame> {
 /// tables (the Philly utilization windows) then overlap the reading and
 /// decoding of the next window, which runs on one core, with their own
 /// work on the other. The first error, from either side, stops both.
-pub fn for_each_collected(
-    plans: Vec<LazyFrame>,
-    what: &str,
-    mut f: impl FnMut(DataFrame) -> Result<()>,
-) -> Result<()> {
+pub fn for_each_collected(plans: Vec<LazyFrame>, what: &str, mut f: impl FnMut(DataFrame) -> Result<()>) -> Result<()> {
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<DataFrame>>(1);
         scope.spawn(move || {

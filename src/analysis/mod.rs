@@ -16,6 +16,7 @@ pub mod pai;
 mod params;
 pub mod philly;
 pub mod render;
+pub mod shared;
 #[cfg(test)]
 pub mod testkit;
 
@@ -68,6 +69,14 @@ pub struct Ctx {
     /// `philly_runtime.csv` (the PAI analysis folder's Philly runtimes), used
     /// when the store holds no Philly trace; found in `data-samples/`.
     pub philly_runtime_csv: Option<PathBuf>,
+    /// Intermediates shared by the analyses run with this context.
+    pub shared: shared::Shared,
+}
+
+impl Ctx {
+    pub fn new(store: Store, philly_runtime_csv: Option<PathBuf>) -> Ctx {
+        Ctx { store, philly_runtime_csv, shared: shared::Shared::default() }
+    }
 }
 
 /// Every analysis, in `--list` order.

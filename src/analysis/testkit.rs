@@ -32,7 +32,7 @@ pub fn store(tables: Vec<(&'static Table, DataFrame)>) -> TinyStore {
         ParquetWriter::new(file).finish(&mut full).unwrap();
     }
     let store = Store::open(dir.path()).expect("tiny store");
-    TinyStore { _dir: dir, ctx: Ctx { store, philly_runtime_csv: None } }
+    TinyStore { _dir: dir, ctx: Ctx::new(store, None) }
 }
 
 fn canonical(table: &Table, df: &DataFrame) -> DataFrame {

@@ -69,7 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let id = args.id.as_deref().unwrap_or_default();
     let analysis = analysis::find(id)?;
     let store = super::store::resolve(args.store.as_ref())?;
-    let ctx = Ctx { store, philly_runtime_csv: philly_runtime_csv() };
+    let ctx = Ctx::new(store, philly_runtime_csv());
     let out = analysis.run(&ctx, &args.params)?;
     if let Some(part) = &args.part {
         if out.part(part).is_none() {

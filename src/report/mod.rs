@@ -106,7 +106,7 @@ pub fn generate(plan: &Plan, progress: &dyn Fn(Event)) -> Result<(Files, Stats)>
     }
     let runs = group_runs(plan, &reports);
     let cache = Cache::new(plan.store.root(), &store_fingerprint(&plan.store), plan.cache);
-    let ctx = Ctx { store: plan.store.clone(), philly_runtime_csv: plan.philly_runtime_csv.clone() };
+    let ctx = Ctx::new(plan.store.clone(), plan.philly_runtime_csv.clone());
     let mut stats = Stats::default();
     let total = runs.len();
     for (index, ((analysis, params), slots)) in runs.into_iter().enumerate() {

@@ -58,7 +58,8 @@ fn resolve(out: &Value, address: &str) -> Option<f64> {
 #[test]
 fn pai_notebook_analyses_agree_with_duckdb_on_the_samples() {
     let resolve = |out: &Value, address: &str| resolve(out, address).map(Value::from);
-    let checked = crosscheck("tests/crosscheck/analyses_pai.py", sample_store(), resolve, |a, b| close_within(a, b, 1.0));
+    let checked =
+        crosscheck("tests/crosscheck/analyses_pai.py", sample_store(), resolve, |a, b| close_within(a, b, 1.0));
     assert!(checked > 80, "only {checked} numbers checked");
 }
 

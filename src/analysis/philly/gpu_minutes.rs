@@ -22,7 +22,7 @@ use polars::prelude::*;
 
 use crate::analysis::frame::{collect, f64s, i64s, strs};
 use crate::analysis::Ctx;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::schema::philly::{ATTEMPTS, GPU_UTIL, JOBS, PLACEMENTS};
 use crate::stats::Dist;
 
@@ -61,9 +61,9 @@ struct Placed {
     /// (machine, mid): the machines jobs were placed on, numbered so the
     /// join key (machine, minute) is one integer.
     machines: DataFrame,
-    /// (status, GPUs) of each group number `grp` the rows carry instead of
-    /// a string through the explode and the counting.
-    groups: Vec<(String, i64)>,
+    /// (status, GPUs, dedicated) of each group number `grp` the rows carry
+    /// instead of a string through the explode and the counting.
+    groups: Vec<Group>,
 }
 
 fn placed(ctx: &Ctx, filter: Filter) -> Result<Placed> {
@@ -81,9 +81,9 @@ fn placed(ctx: &Ctx, filter: Filter) -> Result<Placed> {
     let groups = collect(
         rows.clone()
             .lazy()
-            .select([col("status"), col("gpus")])
+            .select([col("status"), col("gpus"), col("ded")])
             .unique(None, UniqueKeepStrategy::Any)
-            .sort(["status", "gpus"], SortMultipleOptions::default())
+            .sort(["status", "gpus", "ded"], SortMultipleOptions::default())
             .with_row_index("grp", None)
             .with_column(col("grp").cast(DataType::Int64)),
         "philly GPU-minutes: groups",
@@ -93,20 +93,25 @@ fn placed(ctx: &Ctx, filter: Filter) -> Result<Placed> {
             .join(machines.clone().lazy(), [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
             .join(
                 groups.clone().lazy(),
-                [col("status"), col("gpus")],
-                [col("status"), col("gpus")],
+                [col("status"), col("gpus"), col("ded")],
+                [col("status"), col("gpus"), col("ded")],
                 JoinArgs::new(JoinType::Inner),
             )
             .drop(Selector::ByName {
-                names: Arc::new(["machine".into(), "status".into(), "gpus".into()]),
+                names: Arc::new(["machine".into(), "status".into(), "gpus".into(), "ded".into()]),
                 strict: true,
             }),
         "philly GPU-minutes: machine and group numbers",
     )?;
+    let ded = groups
+        .column("ded")
+        .and_then(|c| c.bool().cloned())
+        .map_err(|e| Error::polars("philly GPU-minutes: groups".to_string(), e))?;
     let groups = strs(&groups, "status")?
         .into_iter()
         .zip(i64s(&groups, "gpus")?)
-        .map(|(s, g)| (s.unwrap_or_default(), g.unwrap_or(0)))
+        .zip(ded.iter())
+        .map(|((s, g), d)| (s.unwrap_or_default(), g.unwrap_or(0), d.unwrap_or(false)))
         .collect();
     Ok(Placed { rows, machines, groups })
 }
@@ -116,6 +121,14 @@ fn key(mid: Expr, minute: Expr) -> Expr {
     mid * lit(1i64 << 32) + minute
 }
 
+/// P5's `only_dedicated_servers`: the attempt's servers `<= num_gpus / 8`
+/// (in Python 3 a float comparison).
+fn on_dedicated_servers() -> Expr {
+    col("machines").cast(DataType::Float64).lt_eq(col("gpus").cast(DataType::Float64) / lit(8.0))
+}
+
+/// The attempts x placements that contribute, with `ded`: whether the
+/// attempt is one P5 keeps (8 or 16 GPUs, on dedicated servers).
 fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
     let mut jobs = ctx
         .store
@@ -135,9 +148,8 @@ fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
             [col("job_id")],
             JoinArgs::new(JoinType::Inner),
         );
-        // Python 3: len(detail) > num_gpus / 8 is a float comparison.
         att = att
-            .filter(col("machines").cast(DataType::Float64).lt_eq(col("gpus").cast(DataType::Float64) / lit(8.0)))
+            .filter(on_dedicated_servers())
             .drop(Selector::ByName { names: Arc::new(["gpus".into()]), strict: true });
     }
     let held: Vec<Expr> =
@@ -154,6 +166,10 @@ fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
                     col("machine"),
                     col("start_time").cast(DataType::Int64).floor_div(lit(MINUTE_US)).alias("lo") * lit(MINUTE_US),
                     col("end_time").cast(DataType::Int64).alias("hi"),
+                    (col("gpus").eq(lit(8i64)).or(col("gpus").eq(lit(16i64))))
+                        .and(on_dedicated_servers())
+                        .fill_null(lit(false))
+                        .alias("ded"),
                 ],
                 (0..GPU_COLUMNS).map(|i| col(format!("g{i}"))).collect(),
             ]
@@ -240,15 +256,50 @@ fn util_span(ctx: &Ctx) -> Result<Option<(i64, i64)>> {
     Ok(i64s(&df, "lo")?[0].zip(i64s(&df, "hi")?[0]))
 }
 
+/// (status, first-attempt GPUs, whether P5 keeps the attempt).
+type Group = (String, i64, bool);
+/// The join's value counts per group.
+type Counts = BTreeMap<Group, Dist>;
+/// Where P4's counts wait for P5 in [`Ctx::shared`].
+const SHARED: &str = "philly.gpu-minutes";
+
 /// Every GPU-minute sample, as utilization value counts per (status, GPUs).
+/// P4's join (every attempt) keeps the dedicated flag in its groups and
+/// leaves its counts in `ctx.shared`, where P5 takes its part (the
+/// dedicated groups) instead of joining again; alone, P5 joins only its
+/// own attempts.
 pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
+    let counts = match (filter, ctx.shared.get::<Counts>(SHARED)) {
+        (Filter::Dedicated, Some(all)) => all,
+        _ => {
+            let counts = Arc::new(join_counts(ctx, filter)?);
+            if filter == Filter::All {
+                ctx.shared.put(SHARED, Arc::clone(&counts));
+            }
+            counts
+        }
+    };
+    let mut merged: BTreeMap<(String, i64), Vec<&Dist>> = BTreeMap::new();
+    for ((status, gpus, ded), d) in counts.iter() {
+        if filter == Filter::All || *ded {
+            merged.entry((status.clone(), *gpus)).or_default().push(d);
+        }
+    }
+    let pool = |ds: Vec<&Dist>| {
+        Dist::from_counts(ds.into_iter().flat_map(|d| d.values().iter().copied().zip(d.counts().iter().copied())))
+    };
+    Ok(merged.into_iter().map(|(k, ds)| (k, pool(ds))).collect())
+}
+
+/// The GPU-minute join, value counts per group.
+fn join_counts(ctx: &Ctx, filter: Filter) -> Result<Counts> {
     let placed = placed(ctx, filter)?;
-    let mut acc: BTreeMap<(String, i64), Vec<(f64, u64)>> = BTreeMap::new();
+    let mut acc: BTreeMap<Group, Vec<(f64, u64)>> = BTreeMap::new();
     let (lo, hi) = (i64s(&placed.rows, "lo")?, i64s(&placed.rows, "hi")?);
     let (Some(start), Some(end), Some((u0, u1))) =
         (lo.iter().flatten().min().copied(), hi.iter().flatten().max().copied(), util_span(ctx)?)
     else {
-        return Ok(Samples::new());
+        return Ok(Counts::new());
     };
     // Only minutes that gpu_util covers can match; windows stay aligned to `start`.
     let (start, end) =
@@ -356,8 +407,9 @@ mod tests {
     /// does; 3:00 -> nothing (every end is past).
     #[test]
     fn overlapping_attempts_and_rows_within_a_minute_count_as_the_join_does() {
-        let jobs = df!("job_id" => ["k1", "k2"], "status" => ["Pass", "Pass"], "attempts" => [2i64, 1], "gpus" => [2i64, 2])
-            .unwrap();
+        let jobs =
+            df!("job_id" => ["k1", "k2"], "status" => ["Pass", "Pass"], "attempts" => [2i64, 1], "gpus" => [2i64, 2])
+                .unwrap();
         let attempts = df!(
             "job_id" => ["k1", "k1", "k2"],
             "attempt" => [0i64, 1, 0],
@@ -389,6 +441,21 @@ mod tests {
         ]);
         let s = samples(&store.ctx, Filter::All).unwrap();
         assert_eq!(values(&s, "Pass", 2), vec![(1.0, 1), (2.0, 2), (3.0, 1), (4.0, 1), (30.0, 1), (40.0, 1)]);
+    }
+
+    /// P5 from the counts P4 left in the context equals P5 joining its own
+    /// attempts, and P4 is the same whether or not P5 ran first.
+    #[test]
+    fn dedicated_samples_from_the_shared_join_equal_their_own_join() {
+        let alone = samples(&tiny().ctx, Filter::Dedicated).unwrap();
+        let store = tiny();
+        assert!(store.ctx.shared.get::<Counts>(SHARED).is_none());
+        let all = samples(&store.ctx, Filter::All).unwrap();
+        assert!(store.ctx.shared.get::<Counts>(SHARED).is_some());
+        assert_eq!(samples(&store.ctx, Filter::Dedicated).unwrap(), alone);
+        let p5_first = tiny();
+        samples(&p5_first.ctx, Filter::Dedicated).unwrap();
+        assert_eq!(samples(&p5_first.ctx, Filter::All).unwrap(), all);
     }
 
     #[test]
