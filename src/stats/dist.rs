@@ -55,6 +55,11 @@ impl Dist {
         Dist::from_pairs(merged)
     }
 
+    /// The samples of several distributions together.
+    pub fn pooled<'a>(dists: impl IntoIterator<Item = &'a Dist>) -> Dist {
+        Dist::from_counts(dists.into_iter().flat_map(|d| d.values.iter().copied().zip(d.counts.iter().copied())))
+    }
+
     fn from_pairs(pairs: Vec<(f64, u64)>) -> Dist {
         let mut total = 0;
         let mut d = Dist::default();

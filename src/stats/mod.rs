@@ -6,8 +6,12 @@
 
 mod corr;
 mod dist;
+mod parallel;
+mod quantile;
 mod tail;
 
 pub use corr::{pearson, spearman, Correlation};
 pub use dist::{Dist, CDF_POINTS};
+pub use parallel::map_on_two_threads;
+pub use quantile::quantiles_in_place;
 pub use tail::{fit_tail, gini, hill, lorenz, TailFit};

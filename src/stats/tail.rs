@@ -162,17 +162,10 @@ fn best_powerlaw(pos: &Dist) -> Option<(f64, f64, Dist, f64)> {
             return None;
         }
         let alpha = 1.0 + n as f64 / log_sum;
-        let d = ks_suffix(&ln[start..], &counts[start..], n, |l| 1.0 - ((1.0 - alpha) * (l - ln_min)).exp());
+        let d = ks_steps(&ln[start..], &counts[start..], n, |l| 1.0 - ((1.0 - alpha) * (l - ln_min)).exp());
         Some((alpha, xmin, start, d))
     };
-    let half = candidates.len().div_ceil(2);
-    let (first, second) = candidates.split_at(half);
-    let fits: Vec<Option<(f64, f64, usize, f64)>> = std::thread::scope(|s| {
-        let other = s.spawn(|| second.iter().map(|&x| fit(x)).collect::<Vec<_>>());
-        let mut fits: Vec<_> = first.iter().map(|&x| fit(x)).collect();
-        fits.extend(other.join().expect("power-law fit thread"));
-        fits
-    });
+    let fits = super::map_on_two_threads(&candidates, |&x| fit(x));
     // The first candidate with the smallest distance, as a sequential scan.
     let mut best: Option<(f64, f64, usize, f64)> = None;
     for f in fits.into_iter().flatten() {
@@ -185,30 +178,21 @@ fn best_powerlaw(pos: &Dist) -> Option<(f64, f64, Dist, f64)> {
     Some((alpha, xmin, tail, d))
 }
 
-/// [`ks`] over a sorted suffix given as ln(x) and counts (n = their sum),
-/// with the model CDF as a function of ln(x).
-fn ks_suffix(ln: &[f64], counts: &[u64], n: u64, cdf_of_ln: impl Fn(f64) -> f64) -> f64 {
-    let n = n as f64;
-    let mut below = 0u64;
-    let mut worst: f64 = 0.0;
-    for (l, &c) in ln.iter().zip(counts) {
-        let f = cdf_of_ln(*l);
-        let lo = below as f64 / n;
-        below += c;
-        let hi = below as f64 / n;
-        worst = worst.max((f - lo).abs()).max((f - hi).abs());
-    }
-    worst
-}
-
 /// Kolmogorov-Smirnov distance between the empirical CDF of `d` and `cdf`,
 /// checked on both sides of every step.
 fn ks(d: &Dist, cdf: impl Fn(f64) -> f64) -> f64 {
-    let n = d.n() as f64;
+    ks_steps(d.values(), d.counts(), d.n(), cdf)
+}
+
+/// [`ks`] over sorted steps `xs` with `counts` (n = their sum). The power-law
+/// fit passes a suffix of a distribution as ln(x), with the model CDF as a
+/// function of ln(x).
+fn ks_steps(xs: &[f64], counts: &[u64], n: u64, cdf: impl Fn(f64) -> f64) -> f64 {
+    let n = n as f64;
     let mut below = 0u64;
     let mut worst: f64 = 0.0;
-    for (v, &c) in d.values().iter().zip(d.counts()) {
-        let f = cdf(*v);
+    for (x, &c) in xs.iter().zip(counts) {
+        let f = cdf(*x);
         let lo = below as f64 / n;
         below += c;
         let hi = below as f64 / n;

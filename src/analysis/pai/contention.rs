@@ -18,7 +18,7 @@ use super::bins::over;
 use super::frames;
 use crate::error::Result;
 use crate::schema::pai::MACHINE_METRIC;
-use crate::stats::{pearson, spearman, Correlation};
+use crate::stats::{map_on_two_threads, pearson, spearman, Correlation};
 
 pub static ANALYSES: [Analysis; 1] = [Analysis {
     id: "pai.cpu-contention",
@@ -166,15 +166,8 @@ fn correlations(lf: LazyFrame) -> Result<ResultTable> {
             slow.iter().zip(v).filter_map(|(a, b)| a.zip(*b).filter(|p| p.0.is_finite() && p.1.is_finite())).unzip();
         (pearson(&x, &y), spearman(&x, &y))
     };
-    // The metrics are independent (each ranks millions of values): half of
-    // them on a second thread.
-    let (first, second) = values.split_at(METRICS.len() / 2);
-    let results: Vec<(Correlation, Correlation)> = std::thread::scope(|s| {
-        let other = s.spawn(|| second.iter().map(|v| pair(v)).collect::<Vec<_>>());
-        let mut r: Vec<_> = first.iter().map(|v| pair(v)).collect();
-        r.extend(other.join().expect("correlation thread"));
-        r
-    });
+    // The metrics are independent (each ranks millions of values).
+    let results = map_on_two_threads(&values, |v| pair(v));
     let mut t = ResultTable::new(&["metric", "method", "n", "r", "ci_low", "ci_high", "p_value"]);
     for (m, (p, s)) in METRICS.iter().zip(&results) {
         t.push(corr_row(m, "pearson", p));

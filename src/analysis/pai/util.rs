@@ -29,7 +29,8 @@ use polars::prelude::*;
 
 use super::super::frame::{collect, f64s, i64s, strs};
 use super::super::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
-use super::bins::{covers_time, end_bin, first_bin, quantiles_in_place};
+use super::bins::{covers_time, end_bin, first_bin};
+use crate::stats::quantiles_in_place;
 use super::frames;
 use crate::error::Result;
 use crate::schema::pai::{MACHINE_METRIC, MACHINE_SPEC};

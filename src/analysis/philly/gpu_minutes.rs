@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use polars::prelude::*;
 
 use crate::analysis::frame::{collect, f64s, i64s, strs};
+use super::{time_span, time_window};
 use crate::analysis::Ctx;
 use crate::error::{Error, Result};
 use crate::schema::philly::{ATTEMPTS, GPU_UTIL, JOBS, PLACEMENTS};
@@ -43,10 +44,6 @@ pub enum Filter {
 
 /// Utilization value counts per (status, first-attempt GPUs).
 pub type Samples = BTreeMap<(String, i64), Dist>;
-
-fn utc_us() -> DataType {
-    DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))
-}
 
 fn gpu_col(i: usize) -> String {
     format!("gpu{i}_util_pct")
@@ -214,10 +211,7 @@ fn util_in(ctx: &Ctx, machines: &DataFrame, w0: i64, w1: i64) -> Result<LazyFram
     let minute = col("time").cast(DataType::Int64).floor_div(lit(MINUTE_US));
     let cols: Vec<Expr> =
         [key(col("mid"), minute).alias("key")].into_iter().chain((0..GPU_COLUMNS).map(|i| col(gpu_col(i)))).collect();
-    Ok(ctx
-        .store
-        .scan(&GPU_UTIL)?
-        .filter(col("time").gt_eq(lit(w0).cast(utc_us())).and(col("time").lt(lit(w1).cast(utc_us()))))
+    Ok(time_window(ctx, &GPU_UTIL, w0, w1)?
         .join(machines.clone().lazy(), [col("machine")], [col("machine")], JoinArgs::new(JoinType::Inner))
         .select(cols))
 }
@@ -244,16 +238,6 @@ fn window_counts(ctx: &Ctx, placed: &Placed, w0: i64, w1: i64) -> Result<DataFra
         .group_by([col("grp"), col("v")])
         .agg([len().alias("n")]);
     collect(counted, "philly GPU-minutes: counts")
-}
-
-/// [first, last] minute of `gpu_util` in microseconds.
-fn util_span(ctx: &Ctx) -> Result<Option<(i64, i64)>> {
-    let t = col("time").cast(DataType::Int64);
-    let df = collect(
-        ctx.store.scan(&GPU_UTIL)?.select([t.clone().min().alias("lo"), t.max().alias("hi")]),
-        "gpu_util span",
-    )?;
-    Ok(i64s(&df, "lo")?[0].zip(i64s(&df, "hi")?[0]))
 }
 
 /// (status, first-attempt GPUs, whether P5 keeps the attempt).
@@ -285,10 +269,7 @@ pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
             merged.entry((status.clone(), *gpus)).or_default().push(d);
         }
     }
-    let pool = |ds: Vec<&Dist>| {
-        Dist::from_counts(ds.into_iter().flat_map(|d| d.values().iter().copied().zip(d.counts().iter().copied())))
-    };
-    Ok(merged.into_iter().map(|(k, ds)| (k, pool(ds))).collect())
+    Ok(merged.into_iter().map(|(k, ds)| (k, Dist::pooled(ds))).collect())
 }
 
 /// The GPU-minute join, value counts per group.
@@ -297,7 +278,7 @@ fn join_counts(ctx: &Ctx, filter: Filter) -> Result<Counts> {
     let mut acc: BTreeMap<Group, Vec<(f64, u64)>> = BTreeMap::new();
     let (lo, hi) = (i64s(&placed.rows, "lo")?, i64s(&placed.rows, "hi")?);
     let (Some(start), Some(end), Some((u0, u1))) =
-        (lo.iter().flatten().min().copied(), hi.iter().flatten().max().copied(), util_span(ctx)?)
+        (lo.iter().flatten().min().copied(), hi.iter().flatten().max().copied(), time_span(ctx, &GPU_UTIL)?)
     else {
         return Ok(Counts::new());
     };

@@ -23,11 +23,12 @@ use std::collections::BTreeMap;
 use polars::prelude::*;
 
 use crate::analysis::frame::{collect, for_each_collected, i64s, strs};
+use super::{time_span, time_window};
 use crate::analysis::{Args, Cell, Ctx, Output, ResultTable};
 use crate::error::{Error, Result};
 use crate::schema::philly::{CPU_UTIL, GPU_UTIL, MACHINES, MEM_UTIL, PLACEMENTS};
 use crate::schema::Table;
-use crate::stats::Dist;
+use crate::stats::{quantiles_in_place, Dist};
 
 const MINUTE_US: i64 = 60_000_000;
 const WINDOW_US: i64 = 2 * 1440 * MINUTE_US;
@@ -35,32 +36,15 @@ const GPU_COLUMNS: usize = 8;
 /// The metrics (part names), in output order.
 const METRICS: [&str; 3] = ["gpu", "cpu", "mem"];
 
-fn utc_us() -> DataType {
-    DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC))
-}
-
 fn gpu_cols() -> Vec<Expr> {
     (0..GPU_COLUMNS).map(|i| col(format!("gpu{i}_util_pct"))).collect()
-}
-
-/// Rows of `table` with `w0 <= time < w1`.
-fn window(ctx: &Ctx, table: &Table, w0: i64, w1: i64) -> Result<LazyFrame> {
-    let t = col("time");
-    Ok(ctx.store.scan(table)?.filter(t.clone().gt_eq(lit(w0).cast(utc_us())).and(t.lt(lit(w1).cast(utc_us())))))
-}
-
-/// [first, last] time of a table in microseconds, None when empty.
-fn span(ctx: &Ctx, table: &Table) -> Result<Option<(i64, i64)>> {
-    let t = col("time").cast(DataType::Int64);
-    let df = collect(ctx.store.scan(table)?.select([t.clone().min().alias("lo"), t.max().alias("hi")]), "time span")?;
-    Ok(i64s(&df, "lo")?[0].zip(i64s(&df, "hi")?[0]))
 }
 
 /// Windows `[w0, w0 + WINDOW)` covering every table's times.
 fn windows(ctx: &Ctx) -> Result<Vec<i64>> {
     let spans: Vec<(i64, i64)> = [&GPU_UTIL, &CPU_UTIL, &MEM_UTIL]
         .iter()
-        .map(|t| span(ctx, t))
+        .map(|t| time_span(ctx, t))
         .collect::<Result<Vec<_>>>()?
         .into_iter()
         .flatten()
@@ -122,7 +106,7 @@ impl Rows {
 /// Every window of `table`: `time` in microseconds, `machine`, `values`.
 fn window_plans(ctx: &Ctx, table: &Table, values: Vec<Expr>, wins: &[i64]) -> Result<Vec<LazyFrame>> {
     let cols = [vec![col("time").cast(DataType::Int64), col("machine")], values].concat();
-    wins.iter().map(|&w0| Ok(window(ctx, table, w0, w0 + WINDOW_US)?.select(cols.clone()))).collect()
+    wins.iter().map(|&w0| Ok(time_window(ctx, table, w0, w0 + WINDOW_US)?.select(cols.clone()))).collect()
 }
 
 fn f64_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a Float64Chunked> {
@@ -182,18 +166,6 @@ fn gpu_pass(ctx: &Ctx, wins: &[i64]) -> Result<(Machines, Rows)> {
 /// (class, P50|P90) -> per-time values.
 type PerTime = BTreeMap<(u8, &'static str), Vec<f64>>;
 
-/// Linear quantile of sorted, non-empty `v` as the engine's group-by
-/// computes it (numpy's default): `lower + (h - floor h) * (upper - lower)`
-/// at `h = (n - 1) q`, the lower value itself when `h` is whole.
-fn quantile_sorted(v: &[f64], q: f64) -> f64 {
-    let h = (v.len() - 1) as f64 * q;
-    let lo = h.floor() as usize;
-    match v.get(lo + 1) {
-        Some(&upper) if h > lo as f64 && upper != v[lo] => (h - lo as f64) * (upper - v[lo]) + v[lo],
-        _ => v[lo],
-    }
-}
-
 /// Per distinct time and class (0 = no GPU ever, skipped): P50 and P90 of
 /// the values across the machines of that class, added to `acc`.
 fn per_time_quantiles(rows: &Rows, classes: &[u8], acc: &mut PerTime) {
@@ -216,9 +188,9 @@ fn per_time_quantiles(rows: &Rows, classes: &[u8], acc: &mut PerTime) {
             }
         }
         for (c, v) in by_class.iter_mut().enumerate().filter(|(_, v)| !v.is_empty()) {
-            v.sort_unstable_by(f64::total_cmp);
-            acc.entry((c as u8, "P50")).or_default().push(quantile_sorted(v, 0.5));
-            acc.entry((c as u8, "P90")).or_default().push(quantile_sorted(v, 0.9));
+            let q = quantiles_in_place(v, &[0.5, 0.9]);
+            acc.entry((c as u8, "P50")).or_default().push(q[0]);
+            acc.entry((c as u8, "P90")).or_default().push(q[1]);
             v.clear();
         }
         start = end;

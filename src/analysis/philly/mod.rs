@@ -17,7 +17,26 @@ mod util;
 
 use polars::prelude::*;
 
-use super::{Analysis, Param};
+use super::frame::{collect, i64s};
+use super::{Analysis, Ctx, Param};
+use crate::error::Result;
+use crate::schema::Table;
+
+/// Rows of a utilization table (`time` in UTC) with `w0 <= time < w1`
+/// (epoch microseconds): the tables are time-sorted, so a window reads only
+/// its row groups.
+fn time_window(ctx: &Ctx, table: &Table, w0: i64, w1: i64) -> Result<LazyFrame> {
+    let utc_us = || DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC));
+    let t = col("time");
+    Ok(ctx.store.scan(table)?.filter(t.clone().gt_eq(lit(w0).cast(utc_us())).and(t.lt(lit(w1).cast(utc_us())))))
+}
+
+/// [first, last] `time` of a table in epoch microseconds, None when empty.
+fn time_span(ctx: &Ctx, table: &Table) -> Result<Option<(i64, i64)>> {
+    let t = col("time").cast(DataType::Int64);
+    let df = collect(ctx.store.scan(table)?.select([t.clone().min().alias("lo"), t.max().alias("hi")]), "time span")?;
+    Ok(i64s(&df, "lo")?[0].zip(i64s(&df, "hi")?[0]))
+}
 
 /// The notebook's GPU-count buckets (`get_bucket_from_num_gpus`), in plot
 /// order, with its legend labels (`'%s GPU'`).

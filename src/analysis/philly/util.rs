@@ -22,11 +22,6 @@ const SAMPLE_RULE: &str = "For every attempt with a start and an end (philly/att
      count and final status. Times are UTC on both sides (the notebook matched naive job times to PDT/PST-stripped \
      utilization times, ambiguous in the hour after the 2017-11-05 DST change).";
 
-/// Pools several distributions into one.
-fn pooled<'a>(dists: impl IntoIterator<Item = &'a Dist>) -> Dist {
-    Dist::from_counts(dists.into_iter().flat_map(|d| d.values().iter().copied().zip(d.counts().iter().copied())))
-}
-
 fn size_label(g: i64) -> String {
     format!("{g} GPU")
 }
@@ -52,9 +47,9 @@ pub fn gpu_util_by_status(ctx: &Ctx, _: &Args) -> Result<Output> {
         out.dists(&status.to_lowercase(), "GPU utilization (%)", series);
     }
     out.table("by-status-size", size_table(&all));
-    let every = pooled(all.values());
+    let every = Dist::pooled(all.values());
     let fig5 =
-        pooled(all.iter().filter(|((s, g), _)| STATUSES.contains(&s.as_str()) && P4_SIZES.contains(g)).map(|(_, d)| d));
+        Dist::pooled(all.iter().filter(|((s, g), _)| STATUSES.contains(&s.as_str()) && P4_SIZES.contains(g)).map(|(_, d)| d));
     out.headlines(
         "summary",
         vec![
@@ -97,7 +92,7 @@ pub fn gpu_util_dedicated(ctx: &Ctx, _: &Args) -> Result<Output> {
     );
     let series = [8i64, 16]
         .iter()
-        .map(|&g| (size_label(g), pooled(all.iter().filter(|((_, s), _)| *s == g).map(|(_, d)| d))))
+        .map(|&g| (size_label(g), Dist::pooled(all.iter().filter(|((_, s), _)| *s == g).map(|(_, d)| d))))
         .collect();
     out.dists("by-size", "GPU utilization (%)", series);
     Ok(out)

@@ -252,19 +252,24 @@ pub fn heat_small() -> Chart {
     c
 }
 
+/// Heat-map values in [0, 1]: per row a random level, per cell noise
+/// around it (rows of machines that are busy or idle for a while).
+fn noisy_rows(rng: &mut Lcg, rows: usize, cols: usize) -> Vec<Vec<f64>> {
+    (0..rows)
+        .map(|_| {
+            let base = rng.next();
+            (0..cols).map(|_| (base + 0.3 * (rng.next() - 0.5)).clamp(0.0, 1.0)).collect()
+        })
+        .collect()
+}
+
 /// 300 machines x a week of hourly bins: the size the papers' maps reach.
 pub fn heat_large() -> Chart {
     let mut c = heat();
     let mut rng = Lcg::new(9);
     let rows: Vec<String> = (0..300).map(|i| format!("worker-{i:03}")).collect();
     let cols: Vec<f64> = (0..168).map(|h| h as f64).collect();
-    let values = rows
-        .iter()
-        .map(|_| {
-            let base = rng.next();
-            cols.iter().map(|_| (base + 0.3 * (rng.next() - 0.5)).clamp(0.0, 1.0)).collect()
-        })
-        .collect();
+    let values = noisy_rows(&mut rng, rows.len(), cols.len());
     c.x = Axis::linear("Time (h)");
     c.series = vec![Series::new("utilization", Data::Heat { rows, cols, values })];
     c
@@ -276,13 +281,7 @@ pub fn heat_many_rows() -> Chart {
     let mut rng = Lcg::new(13);
     let rows: Vec<String> = (0..120).map(|i| format!("gpu-node-rack{:02}-slot-{:03}", i / 16, i)).collect();
     let cols: Vec<f64> = (0..96).map(|i| i as f64 * 0.25).collect();
-    let values = rows
-        .iter()
-        .map(|_| {
-            let base = rng.next();
-            cols.iter().map(|_| (base + 0.3 * (rng.next() - 0.5)).clamp(0.0, 1.0)).collect()
-        })
-        .collect();
+    let values = noisy_rows(&mut rng, rows.len(), cols.len());
     c.series = vec![Series::new("utilization", Data::Heat { rows, cols, values })];
     c
 }
