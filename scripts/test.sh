@@ -7,4 +7,4 @@ cd "$(dirname "$0")/.."
 if ! python3 -c "import duckdb" 2>/dev/null; then
     python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
 fi
-cargo test --locked "$@"
+cargo test --locked --workspace "$@"

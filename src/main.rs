@@ -1,4 +1,7 @@
-//! The `tracelab` binary: everything lives in the library's `cli` module.
+//! The `tracelab` binary: argv in, the library crates do the work, output
+//! and exit codes out (all in [`cli`]).
+
+mod cli;
 
 /// mimalloc returns freed memory to the system where glibc malloc kept it
 /// in per-thread arenas: ingesting the three full-scale traces in one run
@@ -8,5 +11,5 @@
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
-    std::process::exit(tracelab::cli::main());
+    std::process::exit(cli::main());
 }

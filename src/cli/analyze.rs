@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 
-use crate::analysis::{self, describe, render, Ctx};
-use crate::error::Error;
+use tracelab_analysis::{self as analysis, describe, render, Ctx};
+use tracelab_schema::error::Error;
 
 /// Run a named analysis over an ingested store.
 ///

@@ -9,8 +9,8 @@ use anyhow::Context;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use crate::error::Error;
-use crate::ingest::{self, FileProgress, NoProgress, Plan, Progress, Report, TraceResult};
+use tracelab_ingest::{self as ingest, FileProgress, NoProgress, Plan, Progress, Report, TraceResult};
+use tracelab_schema::error::Error;
 
 /// Read the official trace downloads in DIR into a Parquet store.
 ///

@@ -68,7 +68,7 @@ pub fn main() -> i32 {
 
 /// 2 for usage errors, 1 otherwise.
 fn exit_code(e: &anyhow::Error) -> i32 {
-    e.downcast_ref::<crate::Error>().map_or(1, crate::Error::exit_code)
+    e.downcast_ref::<tracelab_schema::Error>().map_or(1, tracelab_schema::Error::exit_code)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

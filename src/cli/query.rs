@@ -1,6 +1,6 @@
 //! `tracelab query`: ad hoc SQL, a `-f` file or a named query from
 //! `queries/` over the store, printed as a table, CSV or JSON, or written
-//! to Parquet. The engine, guard and writers are in `crate::query`; this
+//! to Parquet. The engine, guard and writers are in `tracelab_query`; this
 //! file turns argv into a plan and prints.
 
 use std::io::{IsTerminal, Read};
@@ -10,9 +10,9 @@ use anyhow::Context;
 use clap::ValueEnum;
 use polars::prelude::*;
 
-use crate::error::Error;
-use crate::query::{catalog, output, params, Engine, NamedQuery};
-use crate::store::Store;
+use tracelab_query::{catalog, output, params, Engine, NamedQuery};
+use tracelab_schema::error::Error;
+use tracelab_store::Store;
 
 /// Run SQL over the store: ad hoc, from a file, or a named query.
 ///
@@ -186,7 +186,7 @@ pub(super) fn emit(df: &mut DataFrame, format: Format, to: Option<&Path>) -> any
     let text = match format {
         Format::Parquet => {
             let path = to.expect("checked in format()");
-            crate::query::output::write_parquet(df, path)?;
+            tracelab_query::output::write_parquet(df, path)?;
             return Ok(0);
         }
         Format::Table => output::table(df, to.is_none() && std::io::stdout().is_terminal()),

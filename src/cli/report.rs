@@ -8,10 +8,10 @@ use std::sync::Arc;
 
 use anyhow::Context;
 
-use crate::error::Error;
-use crate::ingest::{self, NoProgress, Plan as IngestPlan};
-use crate::report::{self, Event, Plan, Spec};
-use crate::store::Store;
+use tracelab_ingest::{self as ingest, NoProgress, Plan as IngestPlan};
+use tracelab_report::{self as report, Event, Plan, Spec};
+use tracelab_schema::error::Error;
+use tracelab_store::Store;
 
 /// Render the papers' figures from the traces in DIR as an HTML report.
 ///

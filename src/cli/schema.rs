@@ -2,7 +2,7 @@
 
 use clap::ValueEnum;
 
-use crate::schema::{all_tables, render_json, render_markdown, render_text, Table, Trace};
+use tracelab_schema::{all_tables, render_json, render_markdown, render_text, Table, Trace};
 
 /// Print the canonical tables tracelab writes.
 ///
@@ -33,7 +33,7 @@ enum Format {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let tables: Vec<&Table> = match Trace::from_name(&args.which) {
         Some(trace) => trace.tables().to_vec(),
-        None if args.which == "jobs" => vec![&crate::schema::unified::JOBS],
+        None if args.which == "jobs" => vec![&tracelab_schema::unified::JOBS],
         None => all_tables(),
     };
     let text = match args.format {

@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::error::Error;
-use crate::ingest::{self, NoProgress, Plan};
-use crate::store::Store;
+use tracelab_ingest::{self as ingest, NoProgress, Plan};
+use tracelab_schema::error::Error;
+use tracelab_store::Store;
 
 /// The store to read: `--store`, else the bundled samples' store.
 pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {

@@ -6,8 +6,8 @@ use std::time::Instant;
 use anyhow::Context;
 use clap::ValueEnum;
 
-use crate::schema::Trace;
-use crate::synth::{self, Effects, Plan};
+use tracelab_schema::Trace;
+use tracelab_synth::{self as synth, Effects, Plan};
 
 /// Generate synthetic traces in the owners' raw formats.
 ///

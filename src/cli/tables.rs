@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 
 use super::query::{emit, Format as QueryFormat};
-use crate::error::Error;
-use crate::query::tables::{columns_frame, describe};
+use tracelab_query::tables::{columns_frame, describe};
+use tracelab_schema::error::Error;
 
 /// List the tables of the store that SQL queries can read.
 ///

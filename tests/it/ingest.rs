@@ -161,7 +161,7 @@ fn archives_are_streamed_and_give_the_same_tables_as_extracted_files() {
         let name = path.file_name().unwrap().to_str().unwrap().to_string();
         match name.strip_suffix(".csv") {
             Some(stem) => {
-                tracelab::synth::archive::tar_gz(&packed.join(format!("pai/{stem}.tar.gz")), &[(&path, &name)]).unwrap()
+                tracelab_synth::archive::tar_gz(&packed.join(format!("pai/{stem}.tar.gz")), &[(&path, &name)]).unwrap()
             }
             None => copy(&path, &packed.join("pai").join(&name)),
         }
@@ -173,14 +173,14 @@ fn archives_are_streamed_and_give_the_same_tables_as_extracted_files() {
             .collect();
     let members: Vec<(&Path, &str)> = philly.iter().map(|(p, n)| (p.as_path(), n.as_str())).collect();
     std::fs::create_dir_all(packed.join("philly")).unwrap();
-    tracelab::synth::archive::tar_gz(&packed.join("philly/trace-data.tar.gz"), &members).unwrap();
+    tracelab_synth::archive::tar_gz(&packed.join("philly/trace-data.tar.gz"), &members).unwrap();
     let helios: Vec<_> = ["Venus/cluster_log.csv", "Venus/cluster_gpu_number.csv", "Earth/cluster_gpu_number.csv"]
         .iter()
         .map(|n| (plain.join("helios").join(n), format!("data/{n}")))
         .collect();
     let members: Vec<(&Path, &str)> = helios.iter().map(|(p, n)| (p.as_path(), n.as_str())).collect();
     std::fs::create_dir_all(packed.join("helios")).unwrap();
-    tracelab::synth::archive::zip(&packed.join("helios/data.zip"), &members).unwrap();
+    tracelab_synth::archive::zip(&packed.join("helios/data.zip"), &members).unwrap();
 
     let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
     ingest(&plain, &a, &["--strict"]);

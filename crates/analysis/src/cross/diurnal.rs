@@ -1,0 +1,64 @@
+//! Diurnal submission profiles across traces: the share of each trace's
+//! submissions in each local hour of day, in the trace's own time zone
+//! (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles).
+
+use polars::prelude::*;
+
+use super::{jobs_note, with_series};
+use crate::frame::{collect, f64s, i64s, strs};
+use crate::{Args, Ctx, Output};
+use tracelab_schema::error::Result;
+use tracelab_schema::Trace;
+
+/// Local hour of the submission, per the row's trace.
+fn local_hour() -> Result<Expr> {
+    let zone = |tz: &str| {
+        TimeZone::opt_try_new(Some(tz))
+            .ok()
+            .flatten()
+            .ok_or_else(|| tracelab_schema::error::Error::Usage(format!("unknown time zone {tz}")))
+    };
+    let (philly, pai, helios) =
+        (zone(Trace::Philly.local_tz())?, zone(Trace::Pai.local_tz())?, zone(Trace::Helios.local_tz())?);
+    let hour_in = |tz: TimeZone| col("submit_time").dt().convert_time_zone(tz).dt().hour().cast(DataType::Int64);
+    Ok(when(col("trace").eq(lit("philly")))
+        .then(hour_in(philly))
+        .when(col("trace").eq(lit("pai")))
+        .then(hour_in(pai))
+        .otherwise(hour_in(helios)))
+}
+
+pub fn diurnal(ctx: &Ctx, args: &Args) -> Result<Output> {
+    let lf = with_series(ctx, args)?
+        .filter(col("submit_time").is_not_null())
+        .select([col("series"), local_hour()?.alias("hour")])
+        .group_by([col("series"), col("hour")])
+        .agg([len().cast(DataType::Float64).alias("n")])
+        .sort(["series", "hour"], SortMultipleOptions::default());
+    let df = collect(lf, "cross.diurnal")?;
+    let (series, hour, n) = (strs(&df, "series")?, i64s(&df, "hour")?, f64s(&df, "n")?);
+    let mut curves: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for i in 0..df.height() {
+        let (Some(s), Some(h), Some(c)) = (&series[i], hour[i], n[i]) else { continue };
+        if curves.last().map(|c| &c.0) != Some(s) {
+            curves.push((s.clone(), (0..24).map(|h| (h as f64, 0.0)).collect()));
+        }
+        curves.last_mut().expect("pushed above").1[h as usize].1 = c;
+    }
+    for (_, pts) in &mut curves {
+        let total: f64 = pts.iter().map(|p| p.1).sum();
+        pts.iter_mut().for_each(|p| p.1 = 100.0 * p.1 / total);
+    }
+    let mut out = Output::new(
+        "cross.diurnal",
+        "Submissions by hour of day across traces",
+        format!(
+            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios submit_time), converted \
+             from UTC to each trace's local zone (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles), hour of \
+             day 0-23; y = submissions in that hour / all submissions of the series, in %. {}",
+            jobs_note(args)
+        ),
+    );
+    out.curves("by-hour", "Local hour of day", "Share of submissions (%)", curves);
+    Ok(out)
+}

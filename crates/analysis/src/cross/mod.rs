@@ -1,0 +1,205 @@
+//! Cross-trace views over the unified `jobs` table: one series per trace
+//! (`pai`, `philly`, `helios`) and one per Helios cluster (`helios/Venus`,
+//! ...), so the traces plot side by side. No anchor has these in one place;
+//! each view states every trace's own definition of the quantity it plots.
+//!
+//! Themes: [`dists`] (runtime, queueing, wait share, GPUs per job: CDFs with
+//! a P50/P90/P99 table), [`shares`] (final status, per-user concentration),
+//! [`diurnal`] (submissions by local hour of day).
+
+mod dists;
+mod diurnal;
+mod shares;
+
+use polars::prelude::*;
+
+use super::frame::{collect, strs};
+use super::{Analysis, Args, Ctx, Param};
+use tracelab_schema::error::Result;
+use tracelab_schema::unified::JOBS;
+
+/// Every trace's queueing and runtime definitions (docs/schema.md, unified
+/// `jobs`), quoted in each view's definition.
+pub const TRACE_DEFINITIONS: &str = "Per trace (unified jobs table): PAI queue = earliest instance start - job \
+     submission (job start_time), runtime = job end_time - earliest instance start; Philly queue = first attempt \
+     start - submitted_time (first-attempt definition), runtime = last attempt end - first attempt start (spans \
+     retries); Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start).";
+
+const JOBS_PARAM: Param = Param {
+    name: "jobs",
+    default: "gpu",
+    doc: "gpu: only jobs requesting GPUs (gpus_requested > 0); all: every job, CPU-only included",
+    choices: &["gpu", "all"],
+};
+
+/// The unified jobs with a `series` column: every row under its trace, and
+/// Helios rows once more under `helios/<cluster>`.
+pub fn with_series(ctx: &Ctx, args: &Args) -> Result<LazyFrame> {
+    let mut jobs = ctx.store.scan(&JOBS)?;
+    if args.str("jobs") == "gpu" {
+        jobs = jobs.filter(col("gpus_requested").gt(lit(0.0)));
+    }
+    let by_trace = jobs.clone().with_column(col("trace").alias("series"));
+    let by_cluster =
+        jobs.filter(col("trace").eq(lit("helios"))).with_column((lit("helios/") + col("cluster")).alias("series"));
+    concat([by_trace, by_cluster], UnionArgs::default())
+        .map_err(|e| tracelab_schema::error::Error::polars("cross series".to_string(), e))
+}
+
+/// The series labels present, sorted.
+pub fn series_labels(lf: LazyFrame) -> Result<Vec<String>> {
+    let df = collect(lf.select([col("series")]).unique(None, UniqueKeepStrategy::Any), "cross series labels")?;
+    let mut labels: Vec<String> = strs(&df, "series")?.into_iter().flatten().collect();
+    labels.sort();
+    Ok(labels)
+}
+
+fn jobs_note(args: &Args) -> &'static str {
+    if args.str("jobs") == "gpu" {
+        "Jobs: those requesting GPUs (gpus_requested > 0)."
+    } else {
+        "Jobs: every job, CPU-only included."
+    }
+}
+
+const fn view(
+    id: &'static str,
+    summary: &'static str,
+    params: &'static [Param],
+    run: fn(&Ctx, &Args) -> Result<super::Output>,
+) -> Analysis {
+    Analysis { id, scope: super::Scope::Cross, mirrors: "tracelab (cross-trace view)", summary, params, run }
+}
+
+const USER_PARAMS: &[Param] = &[
+    JOBS_PARAM,
+    Param {
+        name: "measure",
+        default: "gpu-time",
+        doc: "gpu-time: per-user sum of gpus_requested x run_s (Helios Fig 8 style); jobs: per-user job count",
+        choices: &["gpu-time", "jobs"],
+    },
+];
+
+/// This group's analyses, in `--list` order.
+pub static ANALYSES: &[Analysis] = &[
+    view(
+        "cross.runtime",
+        "Job runtime CDF per trace and Helios cluster, P50/P90/P99 table",
+        &[JOBS_PARAM],
+        dists::runtime,
+    ),
+    view(
+        "cross.queueing",
+        "Queueing delay CDF per trace and Helios cluster, P50/P90/P99 table",
+        &[JOBS_PARAM],
+        dists::queueing,
+    ),
+    view(
+        "cross.wait-fraction",
+        "wait / (wait + run) CDF per trace and Helios cluster",
+        &[JOBS_PARAM],
+        dists::wait_fraction,
+    ),
+    view(
+        "cross.gpus-per-job",
+        "GPUs requested per job CDF per trace and Helios cluster",
+        &[JOBS_PARAM],
+        dists::gpus_per_job,
+    ),
+    view(
+        "cross.status",
+        "Final-status shares of jobs and of GPU time per trace and Helios cluster",
+        &[JOBS_PARAM],
+        shares::status,
+    ),
+    view(
+        "cross.user-concentration",
+        "Per-user concentration: Lorenz curve and Gini per trace and Helios cluster",
+        USER_PARAMS,
+        shares::users,
+    ),
+    view(
+        "cross.diurnal",
+        "Share of submissions by local hour of day per trace and Helios cluster",
+        &[JOBS_PARAM],
+        diurnal::diurnal,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::{find, testkit, Body, Cell};
+    use polars::prelude::*;
+    use tracelab_schema::unified::JOBS;
+
+    fn tiny() -> testkit::TinyStore {
+        // 2017-11-02 15:00 UTC = 08:00 in Los Angeles (PDT); 2020-06-09 10:00 UTC = 18:00 in Shanghai.
+        let (philly_t, helios_t) = (1_509_634_800i64, 1_591_696_800i64);
+        let jobs = df!(
+            "trace" => ["philly", "philly", "helios", "helios", "helios"],
+            "cluster" => ["philly", "philly", "Venus", "Earth", "Earth"],
+            "job_id" => ["a", "b", "1", "2", "3"],
+            "user" => ["u1", "u2", "v1", "v1", "v2"],
+            "submit_time" => [philly_t, philly_t, helios_t, helios_t, helios_t],
+            "queue_s" => [Some(10.0), Some(0.0), Some(30.0), None, Some(5.0)],
+            "run_s" => [Some(30.0), Some(100.0), Some(10.0), Some(50.0), Some(5.0)],
+            "gpus_requested" => [1.0, 2.0, 4.0, 1.0, 0.0],
+            "status" => ["completed", "failed", "completed", "killed", "completed"],
+        )
+        .unwrap();
+        testkit::store(vec![(&JOBS, jobs)])
+    }
+
+    fn run(id: &str) -> crate::Output {
+        find(id).unwrap().run(&tiny().ctx, &[]).unwrap()
+    }
+
+    #[test]
+    fn wait_fraction_per_trace_and_helios_cluster() {
+        let out = run("cross.wait-fraction");
+        let Body::Table(t) = &out.part("quantiles").unwrap().body else { unreachable!() };
+        // GPU jobs only (job 3 has 0 GPUs). philly: 10/40 = 25 %, 0/100 = 0 % -> P50 12.5;
+        // helios: job 1 = 30/40 = 75 %; job 2 has no queue.
+        // helios/Earth's only GPU job has no queue: an empty series.
+        let labels = ["helios", "helios/Earth", "helios/Venus", "philly"];
+        assert_eq!(
+            t.column("series").unwrap(),
+            labels.iter().map(|l| Cell::from(*l)).collect::<Vec<_>>().iter().collect::<Vec<_>>()
+        );
+        assert_eq!(t.column("n").unwrap(), vec![&Cell::Int(1), &Cell::Int(0), &Cell::Int(1), &Cell::Int(2)]);
+        let p50: Vec<f64> = t.column("p50").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
+        assert_eq!((p50[0], p50[2], p50[3]), (75.0, 75.0, 12.5));
+    }
+
+    #[test]
+    fn status_shares_of_jobs_and_gpu_time() {
+        let out = run("cross.status");
+        let Body::Table(t) = &out.part("gpu-time-shares").unwrap().body else { unreachable!() };
+        // helios GPU jobs: completed 4 x 10 = 40, killed 1 x 50 = 50 -> 44.44 %, 55.56 %.
+        let row = &t.rows[0];
+        assert_eq!(row[0], Cell::from("helios"));
+        assert!((row[2].as_f64().unwrap() - 400.0 / 9.0).abs() < 1e-12);
+        assert!((row[4].as_f64().unwrap() - 500.0 / 9.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn diurnal_uses_each_traces_zone() {
+        let out = run("cross.diurnal");
+        let Body::Curves { series, .. } = &out.part("by-hour").unwrap().body else { unreachable!() };
+        let philly = &series.iter().find(|s| s.0 == "philly").unwrap().1;
+        assert_eq!(philly[8], (8.0, 100.0));
+        let helios = &series.iter().find(|s| s.0 == "helios").unwrap().1;
+        assert_eq!(helios[18], (18.0, 100.0));
+    }
+
+    #[test]
+    fn user_concentration_gini() {
+        let out = run("cross.user-concentration");
+        let Body::Table(t) = &out.part("gini").unwrap().body else { unreachable!() };
+        // philly GPU time: u1 = 1 x 30 = 30, u2 = 2 x 100 = 200; Gini of (30, 200) =
+        // ((2*1-3)*30 + (2*2-3)*200) / (2 * 230) = 170 / 460.
+        let philly = t.rows.iter().find(|r| r[0] == Cell::from("philly")).unwrap();
+        assert!((philly[2].as_f64().unwrap() - 170.0 / 460.0).abs() < 1e-12);
+    }
+}

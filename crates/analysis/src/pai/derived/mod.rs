@@ -1,0 +1,333 @@
+//! The derived-frame cache: the owners' frames ([`super::frames`]: `dfa`,
+//! `dfiw`, `dfw`, `dfws`, `dfas`, and `sensor_times`) materialized once per
+//! store content, so that an analysis reads the few columns it needs instead
+//! of re-running the joins of 7 M instance rows on 60-character keys (14 s
+//! and 4 GB for `dfws` at full scale) every time it needs a frame.
+//!
+//! What is stored is each frame's *row map*: for every frame row, the row
+//! numbers of the canonical tables it joins (`task_row`, `job_row`,
+//! `tag_row`, `inst_row`, `spec_row`, `sensor_row`; null where a left join
+//! found nothing), plus the columns no table holds (`dfa`'s instance
+//! aggregates, waits and group; `dfas`'s usage sums). A frame's columns are
+//! then gathered from the canonical tables by those row numbers
+//! ([`select`]), reading only the requested columns. Writing the joined
+//! frames themselves (13 string columns of 60-character ids) took longer
+//! than all the analyses together; the row maps are a few integer columns.
+//!
+//! Layout: `<store>/pai/derived/{dfa,dfiw,dfw,dfws,dfas,sensor_times}.parquet`
+//! and `<store>/pai/derived/key.json` (the key, [`DERIVED_VERSION`] and each
+//! frame's row count). The key is the SHA-256 of the PAI `manifest.json`
+//! bytes (which hold the SHA-256 of every ingested input and the tracelab
+//! version that wrote the tables), this tracelab's version and
+//! [`DERIVED_VERSION`]. While the key file holds the current key (and every
+//! frame file exists) the frames are read; otherwise all are rebuilt
+//! together ([`build`]): a re-ingest, another tracelab or a bumped
+//! [`DERIVED_VERSION`] (bump it whenever a frame's definition changes)
+//! invalidates them. The build keys the instance table one join key at a
+//! time, so at most one key's strings are in memory with the lookups (peak
+//! about 2.6 GB at full scale, 20 s on 2 cores); the files take 190 MB.
+//!
+//! Writes are atomic: the key file goes first, every frame is written under
+//! a temporary name and renamed into place, and the key file is written
+//! last. Two processes racing build the same bytes (every join keeps its
+//! order; fixed row groups), so either rename wins. Without a manifest
+//! (hand-made stores) or when the cache cannot be written (a read-only
+//! store, a full disk) the lazy plans are used instead: slower, same rows.
+
+mod build;
+pub mod columns;
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::super::frame::collect;
+use columns::Source;
+use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::{Table, Trace};
+use tracelab_store::manifest::MANIFEST;
+use tracelab_store::parquet::compression;
+use tracelab_store::Store;
+
+/// Bump whenever a derived frame's definition (rows, columns, order)
+/// changes: every cached frame is then rebuilt.
+pub const DERIVED_VERSION: u32 = 1;
+
+/// Rows per Parquet row group of a derived file.
+const ROW_GROUP: usize = 1 << 18;
+const KEY_FILE: &str = "key.json";
+
+/// The derived frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Frame {
+    /// `dfa`
+    Tasks,
+    /// `dfiw`
+    Workers,
+    /// `dfw`
+    Instances,
+    /// `dfws`
+    InstancesWithSensor,
+    /// `dfas` merged into `dfa`
+    TaskUsage,
+    /// `pai/sensor` rows with their worker's `dfiw` times (Fig 7)
+    SensorTimes,
+}
+
+impl Frame {
+    pub const ALL: [Frame; 6] = [
+        Frame::Tasks,
+        Frame::Workers,
+        Frame::Instances,
+        Frame::InstancesWithSensor,
+        Frame::TaskUsage,
+        Frame::SensorTimes,
+    ];
+
+    /// The owners' name, used for the file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Frame::Tasks => "dfa",
+            Frame::Workers => "dfiw",
+            Frame::Instances => "dfw",
+            Frame::InstancesWithSensor => "dfws",
+            Frame::TaskUsage => "dfas",
+            Frame::SensorTimes => "sensor_times",
+        }
+    }
+}
+
+/// The key file: which store content the frames were built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KeyFile {
+    pub key: String,
+    pub derived_version: u32,
+    /// Rows per frame, by frame name.
+    pub rows: Vec<(String, u64)>,
+}
+
+/// Where the derived frames of `store` live.
+pub fn dir(store: &Store) -> PathBuf {
+    store.root().join(Trace::Pai.name()).join("derived")
+}
+
+fn path_of(store: &Store, frame: Frame) -> PathBuf {
+    dir(store).join(format!("{}.parquet", frame.name()))
+}
+
+/// The cache key of the store's current PAI tables; `None` without a
+/// manifest.
+pub fn key(store: &Store) -> Option<String> {
+    let manifest = std::fs::read(store.root().join(Trace::Pai.name()).join(MANIFEST)).ok()?;
+    let mut h = Sha256::new();
+    h.update(&manifest);
+    h.update(format!("\0tracelab {}\0derived {DERIVED_VERSION}", env!("CARGO_PKG_VERSION")).as_bytes());
+    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// The key file if it holds `key`.
+pub fn key_file(store: &Store, key: &str) -> Option<KeyFile> {
+    let text = std::fs::read_to_string(dir(store).join(KEY_FILE)).ok()?;
+    serde_json::from_str::<KeyFile>(&text).ok().filter(|k| k.key == key)
+}
+
+/// Whether the cache is usable, building it first when missing or stale.
+/// `false` without a manifest or when the build failed (then nothing of it
+/// is left behind but possibly the folder).
+pub fn ensure(store: &Store) -> bool {
+    let Some(key) = key(store) else { return false };
+    let complete = || Frame::ALL.iter().all(|f| path_of(store, *f).is_file());
+    (key_file(store, &key).is_some() && complete()) || rebuild(store, &key).is_ok()
+}
+
+/// Builds every frame and publishes them under `key`.
+fn rebuild(store: &Store, key: &str) -> Result<()> {
+    let dir = dir(store);
+    std::fs::create_dir_all(&dir).at(&dir)?;
+    let old = dir.join(KEY_FILE);
+    match std::fs::remove_file(&old) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&old, e)),
+        _ => {}
+    }
+    let frames = build::build(store)?;
+    let mut parts = Vec::new();
+    for (frame, mut df) in frames {
+        parts.push((frame, write_part(store, frame, &mut df)?, df.height() as u64));
+    }
+    let mut rows = Vec::new();
+    for (frame, part, n) in parts {
+        part.commit()?;
+        rows.push((frame.name().to_string(), n));
+    }
+    let text = serde_json::to_string_pretty(&KeyFile { key: key.to_string(), derived_version: DERIVED_VERSION, rows })
+        .expect("key file serializes");
+    let tmp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text + "\n").at(&tmp)?;
+    std::fs::rename(&tmp, &old).at(&old)
+}
+
+/// The columns `names` of `frame`, in that order, from the cache (built
+/// first if needed); `None` when the cache is unavailable.
+pub fn select(store: &Store, frame: Frame, names: &[&str]) -> Result<Option<DataFrame>> {
+    if !ensure(store) {
+        return Ok(None);
+    }
+    let all = columns::columns(frame);
+    let mut wanted = Vec::new();
+    for name in names {
+        let source = all
+            .iter()
+            .find(|c| c.0 == *name)
+            .map(|c| c.1)
+            .ok_or_else(|| Error::Usage(format!("derived frame {} has no column `{name}`", frame.name())))?;
+        wanted.push((*name, source));
+    }
+    assemble(store, frame, &wanted).map(Some)
+}
+
+/// The stored columns `wanted` needs from the derived file.
+fn stored_needs(wanted: &[(&str, Source)]) -> Vec<String> {
+    let mut need: Vec<String> = Vec::new();
+    for (name, source) in wanted {
+        let c = match source {
+            Source::Stored => name.to_string(),
+            Source::Gather { index, .. } => index.to_string(),
+            Source::TagGroupOrUser => columns::TAG_ROW.to_string(),
+        };
+        if !need.contains(&c) {
+            need.push(c);
+        }
+    }
+    need
+}
+
+/// Reads the derived file's columns, then gathers each table's columns.
+fn assemble(store: &Store, frame: Frame, wanted: &[(&str, Source)]) -> Result<DataFrame> {
+    let need = stored_needs(wanted);
+    let stored = collect(
+        scan_file(&path_of(store, frame))?.select(need.iter().map(|c| col(c.as_str())).collect::<Vec<_>>()),
+        &format!("derived {}", frame.name()),
+    )?;
+    let height = stored.height();
+    // One read per (table, index) pair, of all the columns wanted from it.
+    let mut gathered: Vec<(String, Column)> = Vec::new();
+    let mut groups: Vec<(&'static Table, &'static str, Vec<&'static str>)> = Vec::new();
+    for (_, source) in wanted {
+        let (table, index, cs): (&'static Table, &'static str, Vec<&'static str>) = match *source {
+            Source::Gather { table, index, column } => (table, index, vec![column]),
+            Source::TagGroupOrUser => (&tracelab_schema::pai::GROUP_TAG, columns::TAG_ROW, vec!["group", "user"]),
+            Source::Stored => continue,
+        };
+        match groups.iter_mut().find(|g| std::ptr::eq(g.0, table) && g.1 == index) {
+            Some(g) => {
+                for c in cs {
+                    if !g.2.contains(&c) {
+                        g.2.push(c);
+                    }
+                }
+            }
+            None => groups.push((table, index, cs)),
+        }
+    }
+    for (table, index, cs) in groups {
+        let rows = stored.column(index).map_err(|e| Error::polars(format!("derived {index}"), e))?;
+        for (c, values) in cs.iter().zip(gather(store, table, rows, &cs)?) {
+            gathered.push((format!("{}.{}.{c}", table.name, index), values));
+        }
+    }
+    let pick = |table: &Table, index: &str, c: &str| -> Column {
+        let key = format!("{}.{index}.{c}", table.name);
+        gathered.iter().find(|g| g.0 == key).map(|g| g.1.clone()).expect("gathered above")
+    };
+    let mut out = Vec::with_capacity(wanted.len());
+    for (name, source) in wanted {
+        let column = match *source {
+            Source::Stored => stored.column(name).map_err(|e| Error::polars(format!("derived {name}"), e))?.clone(),
+            Source::Gather { table, index, column } => pick(table, index, column),
+            Source::TagGroupOrUser => {
+                let tags = &tracelab_schema::pai::GROUP_TAG;
+                group_or_user(pick(tags, columns::TAG_ROW, "group"), pick(tags, columns::TAG_ROW, "user"))?
+            }
+        };
+        out.push(column.with_name((*name).into()));
+    }
+    DataFrame::new(height, out).map_err(|e| Error::polars(format!("derived {}", frame.name()), e))
+}
+
+/// `table`'s columns `cs` at the row numbers `rows` (null row: null).
+pub(crate) fn gather(store: &Store, table: &Table, rows: &Column, cs: &[&str]) -> Result<Vec<Column>> {
+    let what = || format!("gather from {}", table.qualified_name());
+    let src = collect(store.scan(table)?.select(cs.iter().map(|c| col(*c)).collect::<Vec<_>>()), &what())?;
+    let rows = rows.cast(&IDX_DTYPE).map_err(|e| Error::polars(what(), e))?;
+    let rows = rows.idx().map_err(|e| Error::polars(what(), e))?;
+    cs.iter().map(|c| src.column(c).and_then(|s| s.take(rows)).map_err(|e| Error::polars(what(), e))).collect()
+}
+
+/// `coalesce(group, user)` of two gathered columns.
+fn group_or_user(group: Column, user: Column) -> Result<Column> {
+    let height = group.len();
+    let df = DataFrame::new(height, vec![group.with_name("g".into()), user.with_name("u".into())])
+        .map_err(|e| Error::polars("group", e))?;
+    let out = collect(df.lazy().select([coalesce(&[col("g"), col("u")]).alias("group")]), "group")?;
+    out.column("group").cloned().map_err(|e| Error::polars("group", e))
+}
+
+fn scan_file(path: &Path) -> Result<LazyFrame> {
+    LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), ScanArgsParquet::default())
+        .map_err(|e| Error::polars(format!("{}: cannot scan", path.display()), e))
+}
+
+/// A derived file written under a temporary name, renamed into place by
+/// [`Part::commit`] (removed on drop otherwise).
+struct Part {
+    tmp: PathBuf,
+    path: PathBuf,
+}
+
+/// Writes `df` as `frame`'s temporary file, in row groups of [`ROW_GROUP`].
+fn write_part(store: &Store, frame: Frame, df: &mut DataFrame) -> Result<Part> {
+    let part = Part {
+        tmp: dir(store).join(format!(".{}.{}.tmp", frame.name(), std::process::id())),
+        path: path_of(store, frame),
+    };
+    let context = || part.tmp.display().to_string();
+    let file = File::create(&part.tmp).at(&part.tmp)?;
+    let written = {
+        let mut writer = ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, &file))
+            .with_compression(compression())
+            .batched(df.schema())
+            .map_err(|e| Error::polars(context(), e))?;
+        for offset in (0..df.height()).step_by(ROW_GROUP) {
+            let mut group = df.slice(offset as i64, ROW_GROUP);
+            group.rechunk_mut_par();
+            writer.write_batch(&group).map_err(|e| Error::polars(context(), e))?;
+        }
+        writer.finish().map_err(|e| Error::polars(context(), e))?
+    };
+    // The buffer was flushed when the writer dropped, where an error (a
+    // full disk) is not reported: a short file shows it.
+    let len = file.metadata().at(&part.tmp)?.len();
+    if len != written {
+        return Err(Error::io(&part.tmp, std::io::Error::other(format!("wrote {len} of {written} bytes"))));
+    }
+    Ok(part)
+}
+
+impl Part {
+    fn commit(self) -> Result<()> {
+        std::fs::rename(&self.tmp, &self.path).at(&self.path)
+    }
+}
+
+impl Drop for Part {
+    fn drop(&mut self) {
+        // After a commit the temporary name no longer exists.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,333 @@
+//! Finding the traces in a directory and reading their files as streams.
+//!
+//! A trace directory holds the official downloads as they are: plain files,
+//! PAI's per-table `.tar.gz`, Philly's `trace-data.tar.gz`, Helios' `data.zip`
+//! (or the same extracted, in any sub-folder). Files are recognized by name.
+//! Archives are read member by member as streams; nothing is extracted to
+//! disk. Every byte read is hashed (SHA-256) for the manifest and counted for
+//! the progress bar.
+
+use std::fs::File;
+use std::io::{self, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::prefetch::Prefetch;
+
+use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::raw;
+use tracelab_schema::Trace;
+use tracelab_store::manifest::{Digest256, StatEntry};
+
+/// How a physical input file is packed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Packing {
+    Plain,
+    TarGz,
+    Zip,
+}
+
+/// A physical file of a trace, as the manifest lists it.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    pub path: PathBuf,
+    /// Path relative to the trace directory, `/`-separated.
+    pub rel: String,
+    pub bytes: u64,
+    pub packing: Packing,
+}
+
+/// The files found for one trace.
+#[derive(Debug, Clone)]
+pub struct TraceInputs {
+    pub trace: Trace,
+    pub files: Vec<InputFile>,
+}
+
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub traces: Vec<TraceInputs>,
+    /// Files that belong to no known trace (reported, not read).
+    pub ignored: Vec<String>,
+}
+
+/// Walks `dir` (skipping hidden entries and the store) and sorts what it
+/// finds into traces.
+pub fn discover(dir: &Path, store: &Path) -> Result<Discovery> {
+    if !dir.is_dir() {
+        return Err(Error::input(
+            dir.display().to_string(),
+            "not a directory; expected a folder holding trace downloads",
+        ));
+    }
+    let mut files = Vec::new();
+    walk(dir, dir, store, &mut files)?;
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    let mut found = Discovery::default();
+    for file in files {
+        match classify(&file) {
+            Some(trace) => match found.traces.iter_mut().find(|t| t.trace == trace) {
+                Some(t) => t.files.push(file),
+                None => found.traces.push(TraceInputs { trace, files: vec![file] }),
+            },
+            None => found.ignored.push(file.rel),
+        }
+    }
+    found.traces.sort_by_key(|t| t.trace);
+    Ok(found)
+}
+
+fn walk(root: &Path, dir: &Path, store: &Path, out: &mut Vec<InputFile>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).at(dir)? {
+        let entry = entry.at(dir)?;
+        let path = entry.path();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') || same_path(&path, store) {
+            continue;
+        }
+        let meta = std::fs::metadata(&path).at(&path)?;
+        if meta.is_dir() {
+            walk(root, &path, store, out)?;
+        } else if meta.is_file() {
+            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+            let packing = packing_of(&name);
+            out.push(InputFile { path, rel, bytes: meta.len(), packing });
+        }
+    }
+    Ok(())
+}
+
+fn same_path(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn packing_of(name: &str) -> Packing {
+    if name.ends_with(".tar.gz") || name.ends_with(".tgz") {
+        Packing::TarGz
+    } else if name.ends_with(".zip") {
+        Packing::Zip
+    } else {
+        Packing::Plain
+    }
+}
+
+/// Which trace a file belongs to, by its name (and for Helios its folder).
+fn classify(file: &InputFile) -> Option<Trace> {
+    let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
+    let parent = file.rel.rsplit('/').nth(1).unwrap_or("");
+    let pai_stems: Vec<&str> = raw::pai::TABLES.iter().map(|t| t.stem()).collect();
+    let stem = name.trim_end_matches(".tar.gz").trim_end_matches(".csv").trim_end_matches(".header");
+    if pai_stems.contains(&stem) {
+        return Some(Trace::Pai);
+    }
+    if philly_member(name).is_some() || name == raw::philly::ARCHIVE {
+        return Some(Trace::Philly);
+    }
+    if raw::helios::CLUSTERS.contains(&parent)
+        && (name == raw::helios::CLUSTER_LOG.file || name == raw::helios::GPU_NUMBER_FILE)
+    {
+        return Some(Trace::Helios);
+    }
+    if name == raw::helios::ARCHIVE || (file.packing == Packing::Zip && zip_has_helios(&file.path)) {
+        return Some(Trace::Helios);
+    }
+    None
+}
+
+/// The Philly file a name denotes (`cluster_gpu_util`, also with a `.csv`
+/// or `.json` extension someone added).
+pub fn philly_member(name: &str) -> Option<&'static str> {
+    let base = name.trim_end_matches(".csv").trim_end_matches(".json");
+    std::iter::once(raw::philly::JOB_LOG).chain(raw::philly::CSV_FILES.iter().map(|f| f.file)).find(|f| *f == base)
+}
+
+/// `(cluster, file)` for a Helios member path like `data/Venus/cluster_log.csv`.
+pub fn helios_member(path: &str) -> Option<(&'static str, &'static str)> {
+    let mut parts = path.rsplit('/');
+    let name = parts.next()?;
+    let cluster = parts.next()?;
+    let cluster = raw::helios::CLUSTERS.iter().find(|c| **c == cluster)?;
+    let file = [raw::helios::CLUSTER_LOG.file, raw::helios::GPU_NUMBER_FILE].into_iter().find(|f| *f == name)?;
+    Some((cluster, file))
+}
+
+/// Whether a zip of another name holds Helios files. An unreadable zip of
+/// another name is someone else's file and is ignored (`data.zip` itself is
+/// claimed by name, and a damaged one is reported when it is read).
+fn zip_has_helios(path: &Path) -> bool {
+    let Ok(file) = File::open(path) else { return false };
+    let Ok(archive) = zip::ZipArchive::new(file) else { return false };
+    let found = archive.file_names_raw().any(|n| helios_member(&String::from_utf8_lossy(n)).is_some());
+    found
+}
+
+/// Counts and hashes every byte read through it.
+pub struct Hashing<R> {
+    inner: R,
+    hasher: Sha256,
+    bytes: u64,
+    tick: Box<dyn FnMut(u64) + Send>,
+}
+
+impl<R: Read> Hashing<R> {
+    pub fn new(inner: R, tick: Box<dyn FnMut(u64) + Send>) -> Self {
+        Hashing { inner, hasher: Sha256::new(), bytes: 0, tick }
+    }
+
+    /// Reads what is left (archive padding, trailers) so the hash covers
+    /// the whole file, and returns the hex digest.
+    pub fn finish(mut self) -> io::Result<(u64, String)> {
+        io::copy(&mut self, &mut io::sink())?;
+        Ok((self.bytes, hex(&self.hasher.finalize())))
+    }
+}
+
+impl<R: Read> Read for Hashing<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        (self.tick)(n as u64);
+        Ok(n)
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// SHA-256 of a whole file.
+pub fn sha256_file(path: &Path) -> Result<String> {
+    sha256_file_with(path, Box::new(|_| {}))
+}
+
+fn sha256_file_with(path: &Path, tick: Box<dyn FnMut(u64) + Send>) -> Result<String> {
+    let file = File::open(path).at(path)?;
+    let mut h = Hashing::new(BufReader::with_capacity(1 << 20, file), tick);
+    io::copy(&mut h, &mut io::sink()).at(path)?;
+    Ok(h.finish().at(path)?.1)
+}
+
+/// One member of an input: a plain file is its own single member.
+pub struct Member<'r> {
+    /// Member path inside the archive, or the path relative to the trace
+    /// directory for plain files.
+    pub name: String,
+    /// How errors and rejects name it: `rel` or `rel!member`.
+    pub label: String,
+    pub reader: &'r mut dyn Read,
+}
+
+/// Streams each member of `file` to `visit` in archive order, then returns
+/// the file's digest. Errors reading inside an archive are reported as a
+/// corrupt or truncated archive.
+pub fn for_each_member(
+    file: &InputFile,
+    tick: Box<dyn FnMut(u64) + Send>,
+    mut visit: impl FnMut(Member<'_>) -> Result<()>,
+) -> Result<Digest256> {
+    if file.packing == Packing::Zip {
+        return visit_zip(file, tick, &mut visit);
+    }
+    let path = &file.path;
+    let gunzip = file.packing == Packing::TarGz;
+    let mut bytes = Prefetch::spawn(path, gunzip, tick).at(path)?;
+    if gunzip {
+        visit_tar(file, &mut bytes, &mut visit).map_err(|e| archive_error(file, e))?;
+    } else {
+        visit(Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut bytes })?;
+    }
+    let (read, sha256) = bytes.finish().map_err(|e| archive_error(file, Error::io(path, e)))?;
+    Ok(Digest256 { file: file.rel.clone(), bytes: read, sha256 })
+}
+
+/// Walks the members of an (already inflated) tar stream.
+fn visit_tar<R: Read>(file: &InputFile, reader: R, visit: &mut impl FnMut(Member<'_>) -> Result<()>) -> Result<()> {
+    let mut archive = tar::Archive::new(reader);
+    let entries = archive.entries().at(&file.path)?;
+    for entry in entries {
+        let mut entry = entry.at(&file.path)?;
+        if !entry.header().entry_type().is_file() {
+            continue;
+        }
+        let name = entry.path().at(&file.path)?.to_string_lossy().into_owned();
+        let label = format!("{}!{name}", file.rel);
+        visit(Member { name, label, reader: &mut entry })?;
+    }
+    Ok(())
+}
+
+fn visit_zip(
+    file: &InputFile,
+    tick: Box<dyn FnMut(u64) + Send>,
+    visit: &mut impl FnMut(Member<'_>) -> Result<()>,
+) -> Result<Digest256> {
+    // Zip members are found through the central directory at the end, so
+    // the file is hashed in a pass of its own (which drives the progress bar).
+    let path = &file.path;
+    let sha256 = sha256_file_with(path, tick)?;
+    let opened = File::open(path).at(path)?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(opened))
+        .map_err(|e| Error::input(&file.rel, format!("corrupt zip archive ({e}); expected a zip as downloaded")))?;
+    // Members are visited in name order (zip allows any order), so the
+    // tables come out the same as from the extracted folder.
+    let mut order: Vec<(String, usize)> =
+        (0..archive.len()).filter_map(|i| Some((archive.name_for_index(i)?.ok()?.into_owned(), i))).collect();
+    order.sort();
+    for (name, i) in order {
+        let mut entry = archive
+            .by_index(i)
+            .map_err(|e| Error::input(&file.rel, format!("corrupt zip archive ({e}); expected a zip as downloaded")))?;
+        if !entry.is_file() {
+            continue;
+        }
+        let label = format!("{}!{name}", file.rel);
+        visit(Member { name, label, reader: &mut entry }).map_err(|e| archive_error(file, e))?;
+    }
+    Ok(Digest256 { file: file.rel.clone(), bytes: file.bytes, sha256 })
+}
+
+/// Low-level read errors inside an archive mean the archive is damaged.
+fn archive_error(file: &InputFile, e: Error) -> Error {
+    match e {
+        Error::Io { source, .. } => Error::input(
+            &file.rel,
+            format!(
+                "corrupt or truncated archive ({source}); expected a complete {} as downloaded",
+                kind_name(file.packing)
+            ),
+        ),
+        other => other,
+    }
+}
+
+fn kind_name(p: Packing) -> &'static str {
+    match p {
+        Packing::Plain => "file",
+        Packing::TarGz => ".tar.gz",
+        Packing::Zip => ".zip",
+    }
+}
+
+/// `(file, bytes, mtime ns)` of each input, sorted by path: the cheap
+/// fingerprint that recognizes an unchanged directory without hashing it.
+pub fn stat_fingerprint(files: &[InputFile]) -> Result<Vec<StatEntry>> {
+    let mut files: Vec<&InputFile> = files.iter().collect();
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    files
+        .into_iter()
+        .map(|f| {
+            let meta = std::fs::metadata(&f.path).at(&f.path)?;
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            Ok(StatEntry { file: f.rel.clone(), bytes: meta.len(), mtime_ns })
+        })
+        .collect()
+}

@@ -1,0 +1,107 @@
+//! Time conversions from the traces' raw spellings to UTC microseconds.
+//!
+//! The hot paths (PAI offsets, Philly per-minute stamps, Helios times) are
+//! parsed by hand: the formats are fixed-width and a generic strftime parser
+//! would dominate ingest time on the 6.6 GB Philly utilization files.
+
+use chrono::{NaiveDateTime, TimeZone};
+
+pub use tracelab_schema::civil::parse_date;
+use tracelab_schema::civil::parse_naive_secs;
+
+const US: i64 = 1_000_000;
+
+/// PAI: offset seconds (`4550879.0`) to UTC microseconds at the same offset
+/// from the epoch, so that Asia/Shanghai local time has the true time of day
+/// and weekday. Empty and 0 mean "not recorded" (null). Negative offsets are
+/// an error.
+pub fn pai_offset(s: &str) -> Result<Option<i64>, &'static str> {
+    if s.is_empty() {
+        return Ok(None);
+    }
+    let v = super::record::parse_finite(s).ok_or("expected offset seconds (a number) or an empty field")?;
+    if v < 0.0 {
+        return Err("expected non-negative offset seconds");
+    }
+    if v == 0.0 {
+        return Ok(None);
+    }
+    Ok(Some((v * US as f64).round() as i64))
+}
+
+/// Philly utilization stamp `2017-10-03 00:08:00 PDT` (or `PST`) to UTC
+/// microseconds: PDT is UTC-7, PST is UTC-8.
+pub fn philly_util_time(s: &str) -> Result<i64, &'static str> {
+    const BAD: &str = "expected a time like `2017-10-03 00:08:00 PDT` (PDT or PST)";
+    let (naive, zone) = s.split_at_checked(19).ok_or(BAD)?;
+    let offset_h = match zone {
+        " PDT" => 7,
+        " PST" => 8,
+        _ => return Err(BAD),
+    };
+    let local = parse_naive_secs(naive).ok_or(BAD)?;
+    Ok((local + offset_h * 3600) * US)
+}
+
+/// Philly job-log time: naive America/Los_Angeles wall clock to UTC
+/// microseconds; in the repeated fall-back hour the earlier instant is taken.
+/// `None`, `""` and `"None"` are handled by the caller.
+pub fn philly_job_time(s: &str) -> Result<i64, &'static str> {
+    const BAD: &str = "expected a time like `2017-10-07 01:12:09`";
+    let naive = NaiveDateTime::parse_from_str(s, tracelab_schema::raw::philly::JOB_TIME_FORMAT).map_err(|_| BAD)?;
+    let local = chrono_tz::America::Los_Angeles
+        .from_local_datetime(&naive)
+        .earliest()
+        .ok_or("time does not exist in America/Los_Angeles (skipped by a DST change)")?;
+    Ok(local.timestamp() * US)
+}
+
+/// Helios time: naive Asia/Shanghai wall clock (UTC+8, no DST since 1991)
+/// to UTC microseconds.
+pub fn helios_time(s: &str) -> Result<i64, &'static str> {
+    let local = parse_naive_secs(s).ok_or("expected a time like `2020-06-09 18:41:01`")?;
+    Ok((local - 8 * 3600) * US)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chrono_secs(s: &str) -> i64 {
+        NaiveDateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S").unwrap().and_utc().timestamp()
+    }
+
+    #[test]
+    fn philly_pdt_and_pst_straddle_the_fall_back_correctly() {
+        // 01:30 PDT and 01:30 PST on 2017-11-05 are one hour apart (08:30Z, 09:30Z).
+        let pdt = philly_util_time("2017-11-05 01:30:00 PDT").unwrap();
+        let pst = philly_util_time("2017-11-05 01:30:00 PST").unwrap();
+        assert_eq!(pst - pdt, 3600 * US);
+        assert_eq!(pdt, chrono_secs("2017-11-05 08:30:00") * US);
+        assert!(philly_util_time("2017-11-05 01:30:00 UTC").is_err());
+        assert!(philly_util_time("2017-11-05 01:30:00").is_err());
+    }
+
+    #[test]
+    fn philly_job_times_follow_los_angeles_dst() {
+        // Summer: UTC-7; winter: UTC-8; the ambiguous hour takes PDT.
+        assert_eq!(philly_job_time("2017-10-07 01:12:09").unwrap(), chrono_secs("2017-10-07 08:12:09") * US);
+        assert_eq!(philly_job_time("2017-12-01 00:00:00").unwrap(), chrono_secs("2017-12-01 08:00:00") * US);
+        assert_eq!(philly_job_time("2017-11-05 01:30:00").unwrap(), chrono_secs("2017-11-05 08:30:00") * US);
+    }
+
+    #[test]
+    fn pai_offsets_keep_seconds_and_null_zero() {
+        assert_eq!(pai_offset("4550879.0"), Ok(Some(4_550_879 * US)));
+        assert_eq!(pai_offset("6150435"), Ok(Some(6_150_435 * US)));
+        assert_eq!(pai_offset("0.0"), Ok(None));
+        assert_eq!(pai_offset(""), Ok(None));
+        assert!(pai_offset("-5").is_err());
+        assert!(pai_offset("soon").is_err());
+    }
+
+    #[test]
+    fn helios_is_utc_plus_eight() {
+        assert_eq!(helios_time("2020-06-09 18:41:01").unwrap(), chrono_secs("2020-06-09 10:41:01") * US);
+    }
+}

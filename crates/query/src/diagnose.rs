@@ -1,0 +1,149 @@
+//! Turns the engine's errors into messages that say where in the query the
+//! problem is and what exists instead. Polars' SQL errors carry a position
+//! only for syntax errors (from the parser: "at Line: l, Column: c"); for an
+//! unknown table or column the name is found in the query text instead, and
+//! the hint lists the tables of the store or the columns of the tables the
+//! query reads.
+
+use polars::prelude::PolarsError;
+
+use super::lex::{self, Kind};
+use super::{QueryError, Span};
+use tracelab_schema as schema;
+use tracelab_store::StoredTable;
+
+/// Explains an engine error on `sql` against the registered `tables`.
+pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> QueryError {
+    let message = first_paragraph(&e.to_string());
+    if let Some(name) = between(&message, "relation '", "' was not found") {
+        return unknown_table(sql, &message, name, tables);
+    }
+    if let Some(span) = parser_position(sql, &message) {
+        return QueryError { message, at: Some(span), hint: None };
+    }
+    if let Some(name) = between(&message, "unsupported function '", "'") {
+        return unsupported_function(sql, &message, name);
+    }
+    let column_error = ["not found", "no column named", "unable to find column"].iter().any(|m| message.contains(m));
+    if matches!(e, PolarsError::ColumnNotFound(_)) || column_error {
+        // Our hint lists the columns; Polars' own list repeats them unquoted.
+        let message = message.split("; valid columns:").next().unwrap_or(&message).to_string();
+        if let Some(name) = quoted_name(&message) {
+            let err = underline_name(sql, &message, &name);
+            return err.with_hint(columns_hint(sql, tables));
+        }
+    }
+    QueryError::plain(message)
+}
+
+/// Polars appends the plan it was resolving after a blank line; the first
+/// paragraph is the message.
+fn first_paragraph(s: &str) -> String {
+    s.split("\n\n").next().unwrap_or(s).trim().to_string()
+}
+
+fn unknown_table(sql: &str, message: &str, name: &str, tables: &[StoredTable]) -> QueryError {
+    let names: Vec<&str> = tables.iter().map(|t| t.table.sql_name()).collect();
+    let hint = match schema::all_tables().into_iter().find(|t| t.sql_name() == name) {
+        Some(t) => format!(
+            "{name} is a table of the {} trace, which this store does not hold; ingest that trace first. Tables in this store: {}",
+            t.trace.map_or("unified", |tr| tr.name()),
+            names.join(", ")
+        ),
+        None => format!("tables in this store: {}", names.join(", ")),
+    };
+    underline_name(sql, message, name).with_hint(hint)
+}
+
+/// `user` and `group` are SQL keywords that are also column names here:
+/// unquoted, `user` parses as a function call.
+fn unsupported_function(sql: &str, message: &str, name: &str) -> QueryError {
+    let tokens = lex::tokenize(sql);
+    let err = match tokens.iter().find(|t| t.is_word(sql, name)) {
+        Some(t) => QueryError::at(sql, t, message.to_string()),
+        None => QueryError::plain(message),
+    };
+    if ["user", "group"].contains(&name.to_ascii_lowercase().as_str()) {
+        err.with_hint(format!("`{name}` is a SQL keyword; write the column as \"{name}\""))
+    } else {
+        err
+    }
+}
+
+/// The error underlining the first identifier of `sql` spelled `name`.
+fn underline_name(sql: &str, message: &str, name: &str) -> QueryError {
+    let tokens = lex::tokenize(sql);
+    let hit = tokens.iter().find(|t| t.ident(sql).as_deref() == Some(name)).or_else(|| {
+        // A table alias or qualified column (`j.nope`): match the last part.
+        tokens.iter().find(|t| t.ident(sql).is_some_and(|i| name.ends_with(&format!(".{i}"))))
+    });
+    match hit {
+        Some(t) => QueryError::at(sql, t, message.to_string()),
+        None => QueryError::plain(message),
+    }
+}
+
+/// Columns of each registered table the query names, for an unknown column.
+fn columns_hint(sql: &str, tables: &[StoredTable]) -> String {
+    let tokens = lex::tokenize(sql);
+    let used: Vec<&StoredTable> = tables
+        .iter()
+        .filter(|t| tokens.iter().any(|k| k.kind != Kind::Str && k.ident(sql).as_deref() == Some(t.table.sql_name())))
+        .collect();
+    if used.is_empty() {
+        return "see `tracelab tables` for the columns of each table".into();
+    }
+    used.iter()
+        .map(|t| format!("columns of {}: {}", t.table.sql_name(), t.table.column_names().join(", ")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The position sqlparser puts in its messages: "... at Line: 2, Column: 7".
+fn parser_position(sql: &str, message: &str) -> Option<Span> {
+    let rest = &message[message.rfind(" at Line: ")? + " at Line: ".len()..];
+    let (line, rest) = rest.split_once(", Column: ")?;
+    let line: usize = line.trim().parse().ok()?;
+    let col: usize = rest.chars().take_while(char::is_ascii_digit).collect::<String>().parse().ok()?;
+    let text = sql.lines().nth(line.checked_sub(1)?)?;
+    let col = col.clamp(1, text.chars().count() + 1);
+    Some(Span { line, col, width: 1, text: text.trim_end_matches('\r').to_string() })
+}
+
+/// The first name quoted in an engine message: `"x"`, `'x'` or `` `x` ``.
+fn quoted_name(message: &str) -> Option<String> {
+    ['"', '\'', '`']
+        .iter()
+        .filter_map(|&q| {
+            let start = message.find(q)?;
+            let len = message[start + 1..].find(q)?;
+            Some((start, message[start + 1..start + 1 + len].to_string()))
+        })
+        .min_by_key(|(start, _)| *start)
+        .map(|(_, name)| name)
+}
+
+fn between<'a>(s: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = s.find(open)? + open.len();
+    let len = s[start..].find(close)?;
+    Some(&s[start..start + len])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parser_positions_become_a_caret() {
+        let span =
+            parser_position("select\nfrom from x", "sql parser error: Expected: x, found: from at Line: 2, Column: 6")
+                .unwrap();
+        assert_eq!((span.line, span.col, span.text.as_str()), (2, 6, "from from x"));
+    }
+
+    #[test]
+    fn the_first_quoted_name_is_the_culprit() {
+        assert_eq!(quoted_name("unable to find column \"nope\"; valid columns: [\"a\"]").as_deref(), Some("nope"));
+        assert_eq!(quoted_name("no table or struct column named 'j' found").as_deref(), Some("j"));
+    }
+}

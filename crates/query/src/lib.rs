@@ -1,0 +1,120 @@
+//! SQL over the store (layer 1): the store's tables registered lazily under
+//! their stable SQL names in a Polars [`SQLContext`], the read-only guard,
+//! the named-query catalog (`queries/*.sql`) with its parameters, errors that
+//! point into the query text, and the output writers.
+//!
+//! It imports only `schema`, `store` and `error`; the CLI (`cli::query`,
+//! `cli::tables`) decides formats and prints. Nothing here writes a file
+//! except [`output::write_parquet`], to the path the user gave with `-o`.
+
+pub mod catalog;
+mod diagnose;
+mod guard;
+mod lex;
+pub mod output;
+pub mod params;
+pub mod tables;
+
+use std::fmt;
+
+use polars::prelude::*;
+use polars::sql::SQLContext;
+
+use tracelab_schema::error::{Error, Result};
+use tracelab_store::{Store, StoredTable};
+
+pub use catalog::{NamedQuery, Param, ParamKind};
+
+/// A SQL engine over one store. Registering is lazy: a table is a Parquet
+/// scan, so a query reads only the columns and row groups it needs.
+pub struct Engine {
+    ctx: SQLContext,
+    tables: Vec<StoredTable>,
+}
+
+impl Engine {
+    /// Registers every table present in `store` under its `sql_name()`.
+    pub fn new(store: &Store) -> Result<Engine> {
+        let ctx = SQLContext::new();
+        let tables = store.tables();
+        for t in &tables {
+            ctx.register(t.table.sql_name(), store.scan(t.table)?);
+        }
+        Ok(Engine { ctx, tables })
+    }
+
+    /// The registered tables, in documentation order.
+    pub fn tables(&self) -> &[StoredTable] {
+        &self.tables
+    }
+
+    /// Runs one read-only query. `source` names where the text came from
+    /// (`query`, a named query's file, `-f` path) for error messages.
+    pub fn run(&mut self, source: &str, sql: &str) -> Result<DataFrame> {
+        let located = |e: QueryError| Error::input(source, e.to_string());
+        guard::check(sql).map_err(located)?;
+        let lf = self.ctx.execute(sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
+        lf.collect().map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))
+    }
+}
+
+/// An error in a query: the message, where in the text it is when known,
+/// and a hint (the tables or columns that exist).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QueryError {
+    message: String,
+    at: Option<Span>,
+    hint: Option<String>,
+}
+
+/// A place in the query text: 1-based line and column, the line itself and
+/// how many characters to underline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Span {
+    line: usize,
+    col: usize,
+    width: usize,
+    text: String,
+}
+
+impl QueryError {
+    fn plain(message: impl Into<String>) -> QueryError {
+        QueryError { message: message.into(), at: None, hint: None }
+    }
+
+    /// An error underlining token `t` of `sql`.
+    fn at(sql: &str, t: &lex::Token, message: String) -> QueryError {
+        QueryError { message, at: Some(Span::of(sql, t.start, t.text(sql).chars().count())), hint: None }
+    }
+
+    fn with_hint(mut self, hint: impl Into<String>) -> QueryError {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl Span {
+    fn of(sql: &str, at: usize, width: usize) -> Span {
+        let (line, col, text) = lex::line_col(sql, at);
+        Span { line, col, width: width.max(1), text: text.to_string() }
+    }
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(s) = &self.at {
+            let n = s.line.to_string();
+            let pad = " ".repeat(n.len());
+            write!(f, "\n{pad}--> line {}, column {}", s.line, s.col)?;
+            write!(f, "\n{n} | {}", s.text)?;
+            write!(f, "\n{pad} | {}{}", " ".repeat(s.col - 1), "^".repeat(s.width))?;
+        }
+        if let Some(h) = &self.hint {
+            write!(f, "\n{h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for QueryError {}

@@ -1,0 +1,133 @@
+//! Parameters of named queries: `--param name=value` checked against the
+//! declaration in the header and substituted for `$name` as a SQL literal.
+//! Text is always quoted (a value can never become SQL), numbers are parsed
+//! first, and a value outside a declared list is refused before the query
+//! runs.
+
+use std::collections::BTreeMap;
+
+use super::catalog::{NamedQuery, Param, ParamKind};
+use super::lex::{self, Kind};
+use tracelab_schema::error::{Error, Result};
+
+/// The SQL literal for `value` of `param`, or why the value is not allowed.
+pub fn literal(param: &Param, value: &str) -> std::result::Result<String, String> {
+    match &param.kind {
+        ParamKind::Int => value.trim().parse::<i64>().map(|n| n.to_string()).map_err(|_| "expected an integer".into()),
+        ParamKind::Float => match value.trim().parse::<f64>() {
+            Ok(x) if x.is_finite() => Ok(format!("{x:?}")),
+            _ => Err("expected a number".into()),
+        },
+        ParamKind::Text => Ok(quote(value)),
+        ParamKind::OneOf(allowed) if allowed.iter().any(|a| a == value) => Ok(quote(value)),
+        ParamKind::OneOf(allowed) => Err(format!("expected one of {}", allowed.join(", "))),
+    }
+}
+
+/// A SQL string literal: single quotes, embedded quotes doubled.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// Parses `name=value` pairs from the command line.
+pub fn parse_pairs(pairs: &[String]) -> Result<BTreeMap<String, String>> {
+    let mut out = BTreeMap::new();
+    for p in pairs {
+        let (k, v) = p
+            .split_once('=')
+            .ok_or_else(|| Error::Usage(format!("--param {p}: expected NAME=VALUE, e.g. --param trace=helios")))?;
+        if out.insert(k.trim().to_string(), v.to_string()).is_some() {
+            return Err(Error::Usage(format!("--param {}: given twice", k.trim())));
+        }
+    }
+    Ok(out)
+}
+
+/// The query's SQL with every `$name` replaced by the literal of the given
+/// value, or the declared default.
+pub fn bind(q: &NamedQuery, given: &BTreeMap<String, String>) -> Result<String> {
+    for name in given.keys() {
+        if q.param(name).is_none() {
+            return Err(Error::Usage(format!("{}: unknown parameter `{name}`; {}", q.name, takes(q))));
+        }
+    }
+    let mut literals = BTreeMap::new();
+    for p in &q.params {
+        let value = given.get(&p.name).unwrap_or(&p.default);
+        let lit =
+            literal(p, value).map_err(|e| Error::Usage(format!("{}: --param {}={value}: {e}", q.name, p.name)))?;
+        literals.insert(p.name.as_str(), lit);
+    }
+    substitute(q, &literals)
+}
+
+/// What `q` takes, for error messages.
+fn takes(q: &NamedQuery) -> String {
+    if q.params.is_empty() {
+        return "it takes no parameters".into();
+    }
+    let list: Vec<String> = q.params.iter().map(Param::summary).collect();
+    format!("it takes: {}", list.join(", "))
+}
+
+fn substitute(q: &NamedQuery, literals: &BTreeMap<&str, String>) -> Result<String> {
+    let sql = &q.sql;
+    let mut out = String::with_capacity(sql.len());
+    let mut copied = 0;
+    for t in lex::tokenize(sql).iter().filter(|t| t.kind == Kind::Param) {
+        let name = &t.text(sql)[1..];
+        let lit = literals.get(name).ok_or_else(|| {
+            Error::input(&q.source, format!("uses ${name} but its header declares no such parameter; {}", takes(q)))
+        })?;
+        out.push_str(&sql[copied..t.start]);
+        out.push_str(lit);
+        copied = t.end;
+    }
+    out.push_str(&sql[copied..]);
+    Ok(out)
+}
+
+/// The distinct `$parameters` a query text uses, sorted.
+pub fn used(sql: &str) -> Vec<String> {
+    let mut names: Vec<String> =
+        lex::tokenize(sql).iter().filter(|t| t.kind == Kind::Param).map(|t| t.text(sql)[1..].to_string()).collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query() -> NamedQuery {
+        let text = "-- name: q\n-- param: trace pai|philly = pai: t\n-- param: top int = 5: n\n\
+            SELECT '$trace' AS s, $trace AS t FROM jobs LIMIT $top";
+        NamedQuery::parse("q.sql", "q", text).unwrap()
+    }
+
+    #[test]
+    fn values_become_literals_and_strings_are_left_alone() {
+        let given = parse_pairs(&["top=3".into()]).unwrap();
+        let sql = bind(&query(), &given).unwrap();
+        assert!(sql.ends_with("SELECT '$trace' AS s, 'pai' AS t FROM jobs LIMIT 3"), "{sql}");
+    }
+
+    #[test]
+    fn bad_values_and_unknown_names_are_usage_errors_that_list_what_is_allowed() {
+        let err = bind(&query(), &parse_pairs(&["trace=x'; drop".into()]).unwrap()).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("expected one of pai, philly"), "{err}");
+        let err = bind(&query(), &parse_pairs(&["cluster=Earth".into()]).unwrap()).unwrap_err();
+        assert!(err
+            .to_string()
+            .contains("unknown parameter `cluster`; it takes: trace (pai|philly, default pai), top"));
+        assert!(bind(&query(), &parse_pairs(&["top=1; drop".into()]).unwrap()).is_err());
+    }
+
+    #[test]
+    fn text_is_quoted_with_quotes_doubled() {
+        let p = Param { name: "u".into(), kind: ParamKind::Text, default: String::new(), doc: String::new() };
+        assert_eq!(literal(&p, "o'brien").unwrap(), "'o''brien'");
+    }
+}

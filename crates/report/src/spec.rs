@@ -1,0 +1,308 @@
+//! Report specs (`notebooks-equivalents/*.toml`): one per published notebook
+//! or paper. A spec names, for every figure, the analysis and parameters it
+//! plots, which part of the result, the plot kind, the axes as upstream drew
+//! them, and a caption stating the definition.
+//!
+//! Parsing and validation only: everything a spec can get wrong without
+//! running an analysis (unknown analysis, parameter or field, a kind without
+//! the columns it needs, duplicate ids) is an error naming the spec file and
+//! line, reported before any work starts.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use toml::Spanned;
+
+use tracelab_analysis::{self as analysis, Analysis};
+use tracelab_schema::error::{Error, Result};
+
+/// The specs compiled into the binary, so `tracelab report` works from any
+/// directory; `--spec FILE` reads others.
+pub const BUILTIN: [(&str, &str); 4] = [
+    ("notebooks-equivalents/pai-nsdi22.toml", include_str!("../../../notebooks-equivalents/pai-nsdi22.toml")),
+    ("notebooks-equivalents/philly-atc19.toml", include_str!("../../../notebooks-equivalents/philly-atc19.toml")),
+    ("notebooks-equivalents/helios-sc21.toml", include_str!("../../../notebooks-equivalents/helios-sc21.toml")),
+    ("notebooks-equivalents/cross-trace.toml", include_str!("../../../notebooks-equivalents/cross-trace.toml")),
+];
+
+/// A parsed, validated spec.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    /// Where it came from (for messages and the report's provenance).
+    pub path: PathBuf,
+    /// sha256 of the spec's bytes, printed in the report.
+    pub sha256: String,
+    pub source: String,
+    pub body: SpecBody,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecBody {
+    /// Short id, also the report's folder for this spec's figures.
+    pub id: String,
+    pub title: String,
+    /// The traces the spec needs; it is skipped (with a note) when the store
+    /// lacks all of them.
+    pub traces: Vec<String>,
+    /// The paper, as cited.
+    pub paper: String,
+    /// The owners' code the figures follow, if any.
+    #[serde(default)]
+    pub upstream: String,
+    /// A paragraph printed under the spec's heading.
+    #[serde(default)]
+    pub intro: String,
+    #[serde(rename = "figure")]
+    pub figures: Vec<Spanned<FigureSpec>>,
+}
+
+/// One figure (or table) of a spec.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FigureSpec {
+    /// Unique within the spec; the SVG's file name.
+    pub id: String,
+    pub title: String,
+    /// The paper figure or notebook cell it mirrors.
+    pub mirrors: String,
+    pub analysis: Spanned<String>,
+    #[serde(default)]
+    pub params: BTreeMap<String, Spanned<toml::Value>>,
+    /// The part of the analysis output to draw.
+    pub part: String,
+    pub kind: Kind,
+    /// States the definition used (table, filter, which queueing delay).
+    pub caption: String,
+    #[serde(default)]
+    pub x: AxisSpec,
+    #[serde(default)]
+    pub y: AxisSpec,
+    /// Twin right axis (curves) or the colour scale (heat).
+    pub y2: Option<AxisSpec>,
+    /// Series to draw, in order (default: all, in the analysis's order).
+    pub series: Option<Vec<String>>,
+    /// Series drawn against the right axis.
+    #[serde(default)]
+    pub right: Vec<String>,
+    /// Legend text per series label.
+    #[serde(default)]
+    pub rename: BTreeMap<String, String>,
+    /// Table-based kinds: the column naming the category (bars, box) or the
+    /// rows (heat).
+    pub category: Option<String>,
+    /// Bars: one series per value column. Tables: the columns shown.
+    pub columns: Option<Vec<String>>,
+    /// Bars from a long table: one series per distinct value of this column
+    /// (first-appearance order, or `series`), each plotting the single
+    /// `columns` entry against `category`.
+    pub pivot: Option<String>,
+    /// Keep only table rows whose column equals the value.
+    #[serde(default)]
+    pub rows: BTreeMap<String, String>,
+    /// Box: the columns holding whisker_lo, q1, median, q3, whisker_hi.
+    pub boxes: Option<[String; 5]>,
+    /// Heat: the column holding the time bin and the one holding the value.
+    pub heat: Option<[String; 2]>,
+    /// Curves: average y over x bins of this width (long per-minute series).
+    pub bin: Option<f64>,
+    /// Curves / dists: divide x by this (minutes -> days, s -> h).
+    pub x_div: Option<f64>,
+    /// Legend placement: auto, none, below, top-left, top-right,
+    /// bottom-left, bottom-right.
+    pub legend: Option<String>,
+    /// Width and height in px.
+    pub size: Option<[u32; 2]>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// A `dists` part as CDF curves (the owners' 100*i/(n-1) convention).
+    Cdf,
+    /// A `dists` part as P(X > x), for log-log tail plots.
+    Ccdf,
+    /// A `curves` part as lines.
+    Lines,
+    /// A `curves` part as post steps.
+    Steps,
+    /// A `curves` part as markers.
+    Scatter,
+    /// A `table` part as bars: `category` x `columns`.
+    Bars,
+    /// The same, horizontal (long category names).
+    Hbars,
+    /// Stacked horizontal bars (shares that add up).
+    Stacked,
+    /// Stacked vertical bars (counts per month, per hour).
+    StackedColumns,
+    /// A `table` part as box plots (`category`, `boxes`).
+    Box,
+    /// A `table` part as a heat map (`category` rows x `heat` columns).
+    Heat,
+    /// A `table` part as an HTML table.
+    Table,
+    /// A `dists` part as a table of n, mean and quantiles.
+    Quantiles,
+    /// A `headlines` part as a table, published values beside ours.
+    Headlines,
+}
+
+impl Kind {
+    /// Drawn as SVG (the others are HTML tables).
+    pub fn is_chart(self) -> bool {
+        !matches!(self, Kind::Table | Kind::Quantiles | Kind::Headlines)
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxisSpec {
+    /// Label with unit; default: the analysis's own label.
+    pub label: Option<String>,
+    /// linear (default), log, symlog.
+    pub scale: Option<String>,
+    /// Symlog's linear range around 0.
+    pub linthresh: Option<f64>,
+    pub min: Option<f64>,
+    pub max: Option<f64>,
+    pub ticks: Option<Vec<f64>>,
+    /// auto, percent, integer, duration, sci.
+    pub format: Option<String>,
+}
+
+impl Spec {
+    /// Parses and validates the spec text.
+    pub fn parse(path: &Path, source: &str) -> Result<Spec> {
+        let body: SpecBody = toml::from_str(source).map_err(|e| spec_error(path, source, e.span(), e.message()))?;
+        let spec = Spec { path: path.to_path_buf(), sha256: sha256_hex(source), source: source.to_string(), body };
+        spec.validate()?;
+        Ok(spec)
+    }
+
+    pub fn load(path: &Path) -> Result<Spec> {
+        let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        Spec::parse(path, &source)
+    }
+
+    /// The specs compiled into the binary.
+    pub fn builtin() -> Result<Vec<Spec>> {
+        BUILTIN.iter().map(|(path, text)| Spec::parse(Path::new(path), text)).collect()
+    }
+
+    /// An error at the line of `span` in this spec.
+    pub fn error_at(&self, span: std::ops::Range<usize>, message: &str) -> Error {
+        spec_error(&self.path, &self.source, Some(span), message)
+    }
+
+    fn validate(&self) -> Result<()> {
+        let known = ["pai", "philly", "helios"];
+        if let Some(t) = self.body.traces.iter().find(|t| !known.contains(&t.as_str())) {
+            return Err(self.error_at(0..0, &format!("traces: unknown trace `{t}` (expected pai, philly, helios)")));
+        }
+        let mut seen = BTreeMap::new();
+        for fig in &self.body.figures {
+            if seen.insert(fig.get_ref().id.clone(), ()).is_some() {
+                return Err(self.error_at(fig.span(), &format!("figure id `{}` appears twice", fig.get_ref().id)));
+            }
+            self.validate_figure(fig)?;
+        }
+        Ok(())
+    }
+
+    fn validate_figure(&self, fig: &Spanned<FigureSpec>) -> Result<()> {
+        let f = fig.get_ref();
+        let analysis = analysis::find(f.analysis.get_ref())
+            .map_err(|e| self.error_at(f.analysis.span(), &format!("figure `{}`: {e}", f.id)))?;
+        for (name, value) in &f.params {
+            if !analysis.params.iter().any(|p| p.name == name) {
+                let names: Vec<&str> = analysis.params.iter().map(|p| p.name).collect();
+                let takes = if names.is_empty() { "no parameters".to_string() } else { names.join(", ") };
+                let msg = format!("figure `{}`: {} has no parameter `{name}` (it takes {takes})", f.id, analysis.id);
+                return Err(self.error_at(value.span(), &msg));
+            }
+        }
+        analysis::Args::validate(analysis, &params_of(f))
+            .map_err(|e| self.error_at(fig.span(), &format!("figure `{}`: {e}", f.id)))?;
+        let missing = needs(f);
+        if let Some(what) = missing {
+            return Err(self.error_at(fig.span(), &format!("figure `{}` ({:?}): {what}", f.id, f.kind)));
+        }
+        for (axis, spec) in [("x", Some(&f.x)), ("y", Some(&f.y)), ("y2", f.y2.as_ref())] {
+            if let Some(problem) = spec.and_then(axis_problem) {
+                return Err(self.error_at(fig.span(), &format!("figure `{}`: {axis}: {problem}", f.id)));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The figure's parameters as (name, value) text pairs.
+pub fn params_of(f: &FigureSpec) -> Vec<(String, String)> {
+    f.params
+        .iter()
+        .map(|(k, v)| {
+            let text = match v.get_ref() {
+                toml::Value::String(s) => s.clone(),
+                toml::Value::Integer(i) => i.to_string(),
+                toml::Value::Float(x) => x.to_string(),
+                toml::Value::Boolean(b) => b.to_string(),
+                other => format!("{other:?}"),
+            };
+            (k.clone(), text)
+        })
+        .collect()
+}
+
+/// What a table-based kind lacks, if anything.
+fn needs(f: &FigureSpec) -> Option<&'static str> {
+    match f.kind {
+        Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns
+            if f.category.is_none() || f.columns.is_none() =>
+        {
+            Some("bars need `category` and `columns`")
+        }
+        Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns
+            if f.pivot.is_some() && f.columns.as_ref().map_or(0, Vec::len) != 1 =>
+        {
+            Some("`pivot` needs exactly one entry in `columns` (the value column)")
+        }
+        _ if f.pivot.is_some()
+            && !matches!(f.kind, Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns) =>
+        {
+            Some("`pivot` applies to bars, hbars and stacked only")
+        }
+        Kind::Box if f.category.is_none() || f.boxes.is_none() => Some("box plots need `category` and `boxes`"),
+        Kind::Heat if f.category.is_none() || f.heat.is_none() => Some("heat maps need `category` and `heat`"),
+        _ => None,
+    }
+}
+
+fn axis_problem(a: &AxisSpec) -> Option<String> {
+    let scales = ["linear", "log", "symlog"];
+    let formats = ["auto", "percent", "integer", "duration", "sci"];
+    match (&a.scale, &a.format) {
+        (Some(s), _) if !scales.contains(&s.as_str()) => Some(format!("scale `{s}` (expected {})", scales.join(", "))),
+        (_, Some(f)) if !formats.contains(&f.as_str()) => {
+            Some(format!("format `{f}` (expected {})", formats.join(", ")))
+        }
+        _ => None,
+    }
+}
+
+fn spec_error(path: &Path, source: &str, span: Option<std::ops::Range<usize>>, message: &str) -> Error {
+    let line = span.map(|s| source[..s.start.min(source.len())].matches('\n').count() + 1);
+    let at = line.map_or_else(String::new, |l| format!(", line {l}"));
+    Error::Usage(format!("spec {}{at}: {}", path.display(), message.trim()))
+}
+
+pub fn sha256_hex(text: &str) -> String {
+    Sha256::digest(text.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The registered analysis a figure plots (validated at parse time).
+pub fn analysis_of(f: &FigureSpec) -> &'static Analysis {
+    analysis::find(f.analysis.get_ref()).expect("validated when the spec was parsed")
+}

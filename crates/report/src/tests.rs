@@ -1,0 +1,211 @@
+//! Spec validation, figure building on hand-made outputs, and coverage of
+//! the registry by the built-in specs. Expected values are worked out by
+//! hand in the comments.
+
+use std::path::Path;
+
+use super::figure::{bin_means, build, Built};
+use super::*;
+use tracelab_analysis::{Cell, Headline, Output, ResultTable};
+use tracelab_plot::{self as plot, BoxStats, Data, Scale};
+use tracelab_stats::Dist;
+
+const HEAD: &str = "id = \"t\"\ntitle = \"T\"\ntraces = [\"pai\"]\npaper = \"P\"\n";
+
+fn spec(figures: &str) -> Result<Spec> {
+    Spec::parse(Path::new("t.toml"), &format!("{HEAD}{figures}"))
+}
+
+fn err(figures: &str) -> String {
+    spec(figures).expect_err("spec should be refused").to_string()
+}
+
+const FIG: &str = "\n[[figure]]\nid = \"a\"\ntitle = \"A\"\nmirrors = \"m\"\npart = \"p\"\ncaption = \"c\"\n";
+
+#[test]
+fn a_valid_spec_parses_with_its_figures() {
+    let s = spec(&format!(
+        "{FIG}analysis = \"pai.wait-by-gpu-type\"\nkind = \"cdf\"\nparams = {{ wait = \"job-to-task\" }}\n"
+    ))
+    .unwrap();
+    let f = s.body.figures[0].get_ref();
+    assert_eq!((f.id.as_str(), f.kind), ("a", Kind::Cdf));
+    assert_eq!(params_of(f), vec![("wait".to_string(), "job-to-task".to_string())]);
+    assert_eq!(s.sha256.len(), 64);
+}
+
+#[test]
+fn spec_errors_name_the_file_and_line() {
+    // The analysis id sits on line 12: 4 header lines, a blank line, 6
+    // figure lines, then `analysis = ...`.
+    let e = err(&format!("{FIG}analysis = \"pai.no-such\"\nkind = \"cdf\"\n"));
+    assert!(e.starts_with("spec t.toml, line 12: figure `a`: unknown analysis `pai.no-such`"), "{e}");
+    let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\nparams = {{ bin = \"5m\" }}\n"));
+    assert!(e.contains("line 14") && e.contains("has no parameter `bin` (it takes no parameters)"), "{e}");
+    let e =
+        err(&format!("{FIG}analysis = \"pai.machine-util\"\nkind = \"cdf\"\nparams = {{ idle = \"sometimes\" }}\n"));
+    assert!(e.contains("figure `a`") && e.contains("idle"), "{e}");
+    let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"pie\"\n"));
+    assert!(e.contains("line 13") && e.contains("unknown variant `pie`"), "{e}");
+    let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\ncolour = \"red\"\n"));
+    assert!(e.contains("unknown field `colour`"), "{e}");
+    let e = err(&format!("{FIG}analysis = \"pai.task-share-by-gpu\"\nkind = \"bars\"\n"));
+    assert!(e.contains("bars need `category` and `columns`"), "{e}");
+    let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\nx = {{ scale = \"ln\" }}\n"));
+    assert!(e.contains("x: scale `ln`"), "{e}");
+    let two = format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\n");
+    assert!(err(&format!("{two}{two}")).contains("figure id `a` appears twice"));
+}
+
+fn figure(extra: &str, kind: &str) -> FigureSpec {
+    let s = spec(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"{kind}\"\n{extra}")).unwrap();
+    s.body.figures[0].get_ref().clone()
+}
+
+fn chart(fig: &FigureSpec, out: &Output) -> plot::Chart {
+    match build(fig, out).unwrap() {
+        Built::Chart(c) => *c,
+        Built::Table(t) => panic!("expected a chart, got {t:?}"),
+    }
+}
+
+fn points(c: &plot::Chart, i: usize) -> Vec<(f64, f64)> {
+    match &c.series[i].data {
+        Data::Points(p) => p.clone(),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn cdfs_follow_the_owners_convention_and_the_spec_axes() {
+    let mut out = Output::new("x", "X", "d");
+    out.dists(
+        "p",
+        "Delay (s)",
+        vec![("a".into(), Dist::from_samples(vec![4.0, 1.0, 2.0])), ("b".into(), Dist::default())],
+    );
+    let fig = figure("x = { scale = \"log\" }\nseries = [\"a\"]\nrename = { a = \"A!\" }\nx_div = 2\n", "cdf");
+    let c = chart(&fig, &out);
+    // Sorted 1, 2, 4 at 100*i/(n-1) = 0, 50, 100 %; x halved by x_div.
+    assert_eq!(points(&c, 0), vec![(0.5, 0.0), (1.0, 50.0), (2.0, 100.0)]);
+    assert_eq!((c.series.len(), c.series[0].label.as_str()), (1, "A!"));
+    assert_eq!((c.x.label.as_str(), c.x.scale), ("Delay (s)", Scale::Log));
+    assert_eq!((c.y.min, c.y.max), (Some(0.0), Some(100.0)));
+    let missing = figure("series = [\"c\"]\n", "cdf");
+    assert!(build(&missing, &out).unwrap_err().to_string().contains("no series `c` (the part has: a, b)"));
+}
+
+#[test]
+fn ccdf_points_are_exact_shares_above() {
+    // Samples 1, 1, 2, 3: P(X > 1) = 2/4, P(X > 2) = 1/4, P(X > 3) = 0
+    // (dropped: no place on a log axis).
+    let d = Dist::from_samples(vec![1.0, 1.0, 2.0, 3.0]);
+    assert_eq!(ccdf_points(&d), vec![(1.0, 50.0), (2.0, 25.0)]);
+    // 10,000 samples 1..=10000: the tail reaches P(X > 9999) = 0.01 %.
+    let d = Dist::from_samples((1..=10_000).map(f64::from).collect());
+    let pts = ccdf_points(&d);
+    assert_eq!(pts.last(), Some(&(9999.0, 0.01)));
+    assert!(pts.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 > w[1].1));
+}
+
+#[test]
+fn curve_bins_average_y_over_fixed_x_bins() {
+    // Bins of width 10: [0,10) holds y 1, 3 -> 2; [10,20) holds 5; NaN skipped.
+    let pts = [(0.0, 1.0), (9.0, 3.0), (12.0, 5.0), (15.0, f64::NAN)];
+    assert_eq!(bin_means(&pts, 10.0), vec![(0.0, 2.0), (10.0, 5.0)]);
+}
+
+fn shares_table() -> Output {
+    let mut t = ResultTable::new(&["group", "label", "share_pct", "n"]);
+    t.push(vec![Cell::Str("GPU request".into()), Cell::Str("<25%".into()), Cell::Float(14.5), Cell::Int(3)]);
+    t.push(vec![Cell::Str("GPU type".into()), Cell::Str("T4".into()), Cell::Float(20.0), Cell::Int(4)]);
+    t.push(vec![Cell::Str("GPU request".into()), Cell::Str("1 GPU".into()), Cell::Null, Cell::Int(5)]);
+    let mut out = Output::new("x", "X", "d");
+    out.table("shares", t);
+    out
+}
+
+#[test]
+fn bars_take_a_category_and_one_series_per_column_after_the_row_filter() {
+    let fig =
+        figure("category = \"label\"\ncolumns = [\"share_pct\", \"n\"]\nrows = { group = \"GPU request\" }\n", "hbars");
+    let fig = FigureSpec { part: "shares".into(), ..fig };
+    let c = chart(&fig, &shares_table());
+    assert_eq!(c.kind, plot::Kind::Bars { horizontal: true, mode: plot::BarMode::Grouped });
+    assert_eq!(c.y.scale, Scale::Category);
+    let bars = |i: usize| match &c.series[i].data {
+        Data::Bars(b) => b.clone(),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(c.series[0].label, "share_pct");
+    let first = bars(0);
+    assert_eq!(first[0], ("<25%".to_string(), 14.5));
+    assert_eq!(first[1].0, "1 GPU");
+    assert!(first[1].1.is_nan(), "a null cell is no bar");
+    assert_eq!(bars(1), vec![("<25%".to_string(), 3.0), ("1 GPU".to_string(), 5.0)]);
+}
+
+#[test]
+fn box_and_heat_read_their_columns() {
+    let mut t = ResultTable::new(&["hour", "lo", "q1", "med", "q3", "hi"]);
+    t.push([0, 1, 2, 3, 4, 5].map(Cell::Int).to_vec());
+    let mut out = Output::new("x", "X", "d");
+    out.table("boxes", t);
+    let fig = figure("category = \"hour\"\nboxes = [\"lo\", \"q1\", \"med\", \"q3\", \"hi\"]\n", "box");
+    let c = chart(&FigureSpec { part: "boxes".into(), ..fig }, &out);
+    let want = BoxStats { whisker_lo: 1.0, q1: 2.0, median: 3.0, q3: 4.0, whisker_hi: 5.0 };
+    assert_eq!(c.series[0].data, Data::Boxes(vec![("0".into(), want)]));
+
+    // Two machines, bins at 04:00 and 05:00 UTC: columns become hours since
+    // the first bin (0, 1); m2 has no 05:00 row (NaN).
+    let mut t = ResultTable::new(&["machine", "bin_start", "value"]);
+    let ts = |h: u32| Cell::Str(format!("1970-01-07 0{h}:00:00.000000+00:00"));
+    t.push(vec![Cell::Str("m1".into()), ts(4), Cell::Float(1.5)]);
+    t.push(vec![Cell::Str("m1".into()), ts(5), Cell::Float(2.5)]);
+    t.push(vec![Cell::Str("m2".into()), ts(4), Cell::Float(7.0)]);
+    let mut out = Output::new("x", "X", "d");
+    out.table("load", t);
+    let fig = figure("category = \"machine\"\nheat = [\"bin_start\", \"value\"]\n", "heat");
+    let c = chart(&FigureSpec { part: "load".into(), ..fig }, &out);
+    let Data::Heat { rows, cols, values } = &c.series[0].data else { panic!() };
+    assert_eq!((rows.clone(), cols.clone()), (vec!["m1".to_string(), "m2".to_string()], vec![0.0, 1.0]));
+    assert_eq!(values[0], vec![1.5, 2.5]);
+    assert_eq!(values[1][0], 7.0);
+    assert!(values[1][1].is_nan());
+}
+
+#[test]
+fn tables_and_headlines_become_text() {
+    let fig = figure("columns = [\"label\", \"share_pct\"]\n", "table");
+    let Built::Table(t) = build(&FigureSpec { part: "shares".into(), ..fig }, &shares_table()).unwrap() else {
+        panic!()
+    };
+    assert_eq!(t.columns, vec!["label", "share_pct"]);
+    assert_eq!(t.rows, vec![vec!["<25%", "14.5"], vec!["T4", "20"], vec!["1 GPU", ""]]);
+
+    let mut out = Output::new("x", "X", "d");
+    out.headlines("h", vec![Headline::new("k", "V100 P90", 13000.0, "s").published(13709.0, "NSDI'22")]);
+    let Built::Table(t) = build(&FigureSpec { part: "h".into(), ..figure("", "headlines") }, &out).unwrap() else {
+        panic!()
+    };
+    // 13000 - 13709 = -709; -709 / 13709 = -5.17 %.
+    assert_eq!(t.rows[0][..4], ["V100 P90", "13000", "13709", "-709 (-5.2 %)"]);
+}
+
+#[test]
+fn a_kind_that_does_not_fit_the_part_is_an_error() {
+    let e = build(&FigureSpec { part: "shares".into(), ..figure("", "cdf") }, &shares_table()).unwrap_err();
+    assert!(e.to_string().contains("part `shares` is a table part, which this kind cannot draw"), "{e}");
+    let e = build(&FigureSpec { part: "nope".into(), ..figure("", "cdf") }, &shares_table()).unwrap_err();
+    assert!(e.to_string().contains("has no part `nope` (its parts: shares)"), "{e}");
+}
+
+#[test]
+fn the_built_in_specs_cover_every_registered_analysis() {
+    let specs = Spec::builtin().unwrap();
+    let used: Vec<&str> =
+        specs.iter().flat_map(|s| &s.body.figures).map(|f| f.get_ref().analysis.get_ref().as_str()).collect();
+    let missing: Vec<&str> =
+        tracelab_analysis::registry().iter().map(|a| a.id).filter(|id| !used.contains(id)).collect();
+    assert!(missing.is_empty(), "analyses in no spec: {}", missing.join(", "));
+}
