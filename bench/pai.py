@@ -30,8 +30,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # Shared by the DuckDB twins: the store's tables as views (file_row_number keeps the file order for the
-# stable dfiw sort), the owners' frames as analyses.md 1.2 defines them, seconds as tracelab computes them
-# ((later - earlier) in microseconds / 1e6).
+# stable dfiw sort), the owners' frames as docs/definitions.md#pai-vocabulary-and-the-owners-frames defines
+# them, seconds as tracelab computes them ((later - earlier) in microseconds / 1e6).
 PRELUDE = r'''
 import duckdb, json, sys
 s = sys.argv[1].rstrip("/") + "/pai/"

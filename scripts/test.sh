@@ -1,10 +1,81 @@
 #!/usr/bin/env bash
-# The test command (README "Set-up", and what .ci/run calls).
-# Installs the Python side of the cross-engine checks (DuckDB) when missing,
-# then runs every test in the dev profile (see README "Build profiles").
+# The test command (README "Set-up", and what .ci/run calls). On a fresh
+# machine it first sets up what the tests need, then runs every test in the
+# dev profile (README "Build profiles"); arguments go to `cargo test`.
+#
+# - Python: a virtual environment in target/venv with tests/requirements.txt
+#   (DuckDB, the cross-checks' second engine, and the old Parquet reader).
+#   It is (re)built only when the requirements or the base Python change (a
+#   stamp in the venv records both), and nothing is installed into the
+#   system Python, so an externally managed Python (PEP 668) is fine. The
+#   tests run it through TRACELAB_PYTHON (tests/it/common.rs); without that
+#   variable they use `python3`.
+# - Chromium, for the report's browser test (tests/browser/check_report.py):
+#   the Debian package `chromium`, installed with apt-get when missing (via
+#   sudo when not root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! python3 -c "import duckdb" 2>/dev/null; then
-    python3 -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt
+
+say() { echo "scripts/test.sh: $*" >&2; }
+die() {
+    say "$*"
+    exit 1
+}
+
+# Runs a command as root: directly when root, else through sudo.
+as_root() {
+    if [ "$(id -u)" -eq 0 ]; then
+        "$@"
+    elif command -v sudo >/dev/null 2>&1; then
+        sudo "$@"
+    else
+        return 1
+    fi
+}
+
+# Installs Debian packages; fails (without exiting) when that is not possible.
+apt_install() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    as_root apt-get update -qq || return 1
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+command -v cargo >/dev/null 2>&1 || die "cargo not found: install the Rust toolchain (rustup) and run again"
+
+# ---- Python, in target/venv
+PY=python3
+command -v "$PY" >/dev/null 2>&1 ||
+    die "Python 3 not found: the tests need python3 (3.11 or later, with its venv module; Debian: apt-get install python3 python3-venv)"
+VENV=target/venv
+STAMP="$VENV/.tracelab-requirements"
+want="$(sha256sum tests/requirements.txt | cut -d' ' -f1) $("$PY" -c 'import sys; print(sys.executable, sys.version.split()[0])')"
+if [ "$(cat "$STAMP" 2>/dev/null || true)" != "$want" ] || ! "$VENV/bin/python" -c '' 2>/dev/null; then
+    say "setting up $VENV with tests/requirements.txt"
+    rm -rf "$VENV"
+    if ! "$PY" -m venv "$VENV" >/dev/null 2>&1; then
+        # Debian's python3 lacks ensurepip until python3-venv is installed.
+        rm -rf "$VENV"
+        say "$PY cannot create a virtual environment; installing python3-venv"
+        apt_install python3-venv && "$PY" -m venv "$VENV" ||
+            die "cannot create a virtual environment with $PY: install its venv module (Debian: python3-venv) and run again"
+    fi
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r tests/requirements.txt ||
+        die "installing tests/requirements.txt into $VENV failed (pip's message is above)"
+    echo "$want" >"$STAMP"
+else
+    say "reusing $VENV (tests/requirements.txt unchanged)"
 fi
+export TRACELAB_PYTHON="$PWD/$VENV/bin/python"
+
+# ---- Chromium, for the browser test
+has_browser() {
+    command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 ||
+        command -v google-chrome >/dev/null 2>&1
+}
+if ! has_browser; then
+    say "Chromium not found; installing the Debian package chromium"
+    apt_install chromium && has_browser ||
+        die "Chromium is needed by the report's browser test: install the Debian package chromium (or put chromium, chromium-browser or google-chrome on PATH) and run again"
+fi
+
 cargo test --locked --workspace "$@"

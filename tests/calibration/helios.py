@@ -5,7 +5,8 @@ Usage: python3 tests/calibration/helios.py DIR [--json] [--scale S]
 
 Reads DIR/<Cluster>/cluster_log.csv and cluster_gpu_number.csv for Earth, Saturn, Uranus and Venus with DuckDB
 SQL and compares them with ../../data-samples/helios/helios_cluster_summary.csv (HeliosArtifact), following
-../../shared/reference/analyses.md section 3:
+the Helios sections of docs/definitions.md (#helioscluster-summary, #heliosgpu-time-by-status,
+#heliosfinal-status, #heliosdiurnal-submissions):
 
 - CPU jobs are `gpu_num = 0`, GPU jobs `gpu_num > 0`; run time = `duration`, queue time = `queue` (seconds);
 - final states: COMPLETED = complete, CANCELLED = cancel, FAILED/TIMEOUT/NODE_FAIL = fail (trace_parser.py);

@@ -9,8 +9,8 @@ Usage:
 
 Reads the raw headerless CSVs (or the per-table .tar.gz) with DuckDB SQL, applying the
 official .header column names. Every target states the definition it follows: the owners'
-notebook (analysis.ipynb / utils.py, catalogued in analyses.md section 1 as A1..A18) or the
-NSDI'22 paper (analyses.md section 4). Output: one line per target
+notebook (analysis.ipynb / utils.py; cells A1..A18 as docs/definitions.md numbers them) or the
+NSDI'22 paper (the section each target names). Output: one line per target
 `name  published  measured  tolerance  ok`, or a JSON list of
 {"name", "published", "measured", "tolerance", "ok"} with --json.
 
@@ -94,7 +94,7 @@ def connect(d, tmp):
 
 
 def derive(con):
-    """The notebook's derived frames (analyses.md 1.2), as tables."""
+    """The notebook's derived frames (docs/definitions.md#pai-vocabulary-and-the-owners-frames), as tables."""
     con.execute("CREATE TABLE job AS SELECT * FROM raw_job")
     con.execute("CREATE TABLE task AS SELECT * FROM raw_task")
     # get_dfiw: one row per worker; times of 0 are missing.
@@ -173,7 +173,7 @@ class Report:
 
 
 def calibration(con, rep):
-    # NSDI'22 §4.1 / Fig 6 (analyses.md §4 "median requested/used"): medians per INSTANCE over
+    # NSDI'22 §4.1 / Fig 6 (docs/definitions.md#pairequest-vs-usage): medians per INSTANCE over
     # instances with a sensor row (the dfws join), request from the task row (per instance).
     # GPU request/use medians over GPU instances (plan_gpu not null); memory use is avg_mem.
     rep.rel("median_request_cpu_vcpu", 6.0, one(con, "SELECT median(plan_cpu/100) FROM dfws"), 0.2)

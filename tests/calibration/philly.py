@@ -5,7 +5,7 @@ Usage: python3 tests/calibration/philly.py DIR [--json] [--scale S]
 
 Reads the raw files of DIR (cluster_job_log, cluster_gpu_util, cluster_machine_list) with DuckDB SQL and
 prints one line per target: name, published, measured, tolerance, ok. Exits 0 iff every target is within
-tolerance. Definitions follow ../../shared/reference/analyses.md section 2 (the owners' notebook):
+tolerance. Definitions follow docs/definitions.md#philly-vocabulary (the owners' notebook):
 
 - run time      = attempts[-1].end_time - attempts[0].start_time (seconds; all retries and the gaps between
                   them), only jobs where both are set (notebook `run_time`, in seconds instead of minutes);

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Recomputes the Helios analyses (analyses.md §3) with DuckDB SQL over a tracelab store.
+"""Recomputes the Helios analyses (docs/definitions.md, helios.*) with DuckDB SQL over a tracelab store.
 
 Usage: analyses_helios.py STORE_DIR
 

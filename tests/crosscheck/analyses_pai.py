@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Recomputes the PAI notebook analyses (analyses.md section 1.2-1.3) with DuckDB SQL.
+"""Recomputes the PAI notebook analyses (docs/definitions.md, cells A1-A18) with DuckDB SQL.
 
 Usage: analyses_pai.py STORE_DIR
 

@@ -5,9 +5,10 @@ pai.workloads, pai.gang-and-constraints) with their default parameters.
 
 Usage: analyses_pai_paper.py STORE_DIR
 Prints one JSON object {analysis_id: {key: value}}; tests/it/analyze_pai_paper.rs compares it with
-`tracelab analyze <id> --format json`. Written from the definitions in the analyses' outputs
-(and analyses.md §1.2 for the owners' frames dfiw/dfw/dfa), not from tracelab's code: per-time values
-come from exploding each row over the bins it covers (tracelab sweeps change events instead).
+`tracelab analyze <id> --format json`. Written from the definitions in the analyses' outputs (and
+docs/definitions.md#pai-vocabulary-and-the-owners-frames for the owners' frames dfiw/dfw/dfa), not
+from tracelab's code: per-time values come from exploding each row over the bins it covers
+(tracelab sweeps change events instead).
 """
 import json
 import math

@@ -3,7 +3,7 @@
 
 Usage: analyses_philly.py STORE_DIR
 
-Written from the definitions in ../shared/reference/analyses.md (§2, §4) and each analysis's
+Written from the definitions in docs/definitions.md (the philly.* sections) and each analysis's
 stated definition, not from tracelab's code: DuckDB SQL over the store's Parquet files (the
 notebook's per-attempt queueing scan is a plain Python loop over DuckDB rows). Prints one JSON
 object {analysis_id: {key: value}}; keys name where tracelab's JSON holds the same number:

@@ -77,13 +77,28 @@ pub fn real_trace_dir(into: &Path) {
     }
 }
 
-/// Runs `python3 <script> <args>`; panics with its output unless it exits 0.
+/// The Python the tests run: `TRACELAB_PYTHON` when set (scripts/test.sh
+/// points it at the virtual environment it keeps in target/venv, with
+/// tests/requirements.txt installed), else `python3` from PATH.
+pub fn python_interpreter() -> String {
+    std::env::var("TRACELAB_PYTHON").ok().filter(|p| !p.is_empty()).unwrap_or_else(|| "python3".to_string())
+}
+
+/// Runs `<python> <script> <args>`, the script given from the repository
+/// root, with [`python_interpreter`].
+pub fn python_command(script: &str, args: &[&str]) -> Output {
+    let py = python_interpreter();
+    Command::new(&py).arg(root().join(script)).args(args).output().unwrap_or_else(|e| {
+        panic!(
+            "cannot run Python `{py}` for {script}: {e}. Run the tests with scripts/test.sh (it sets up \
+             target/venv with tests/requirements.txt), or set TRACELAB_PYTHON to a Python that has them."
+        )
+    })
+}
+
+/// Runs `<python> <script> <args>`; panics with its output unless it exits 0.
 pub fn python(script: &str, args: &[&str]) -> String {
-    let out = Command::new("python3")
-        .arg(root().join(script))
-        .args(args)
-        .output()
-        .expect("python3 (install it and `pip install -r tests/requirements.txt`)");
+    let out = python_command(script, args);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{script} {args:?} failed\nstdout:\n{stdout}\nstderr:\n{stderr}");

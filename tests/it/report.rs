@@ -135,11 +135,7 @@ fn a_headless_browser_renders_every_figure_of_the_committed_report() {
     let copy = tmp.path().join("reports");
     copy_dir(&root().join("reports"), &copy);
     let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-screenshot.png");
-    let out = std::process::Command::new("python3")
-        .arg(root().join("tests/browser/check_report.py"))
-        .args([s(&copy), s(&shot)])
-        .output()
-        .expect("python3");
+    let out = python_command("tests/browser/check_report.py", &[s(&copy), s(&shot)]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "browser check failed:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains(" 0 broken, 0 errors"), "{text}");
