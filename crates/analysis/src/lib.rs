@@ -4,7 +4,7 @@
 //! specs refer to by id.
 //!
 //! Layer 2: reads the store through [`tracelab_store`], never the raw files,
-//! never prints. Definitions follow `../shared/reference/analyses.md`; every
+//! never prints. Definitions: `docs/definitions.md`, one section per id; every
 //! output carries its definition, and upstream quirks are reproduced by
 //! default with the corrected variant behind a parameter.
 

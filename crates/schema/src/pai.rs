@@ -2,7 +2,7 @@
 //!
 //! Conventions: values are the owners' values, typed, with the unit in the
 //! column name; nothing is rescaled, so the upstream definitions in
-//! `analyses.md` (e.g. `plan_gpu < 25` bins) apply unchanged. Times are
+//! `docs/definitions.md` (e.g. `plan_gpu < 25` bins) apply unchanged. Times are
 //! offset seconds in the raw files; they become UTC timestamps at the same
 //! number of seconds after the Unix epoch, so that converting to
 //! Asia/Shanghai gives the true time of day and weekday the README promises

@@ -4,7 +4,7 @@
 //! instances) to distinct values with counts in the engine; this type then
 //! answers quantiles and CDF curves exactly as if the samples were expanded.
 //!
-//! Conventions, both from `../shared/reference/analyses.md` §0:
+//! Conventions, both the trace owners' (`docs/definitions.md#quantiles-and-cdfs`):
 //! - quantiles interpolate linearly between order statistics (numpy's and
 //!   pandas' default, which the owners' notebooks use);
 //! - the CDF curve puts the i-th of n sorted samples at 100*i/(n-1) percent

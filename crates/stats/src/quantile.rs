@@ -1,4 +1,4 @@
-//! Linear quantiles (numpy's and pandas' default, analyses.md §0) of a
+//! Linear quantiles (numpy's and pandas' default, docs/definitions.md#quantiles-and-cdfs) of a
 //! plain slice, by selection: the per-time P50/P90 across machines of PAI
 //! and Philly Fig 7 compute them 10^5 times over a few hundred values each.
 //! [`crate::Dist::quantile`] is the same rule over counted values.

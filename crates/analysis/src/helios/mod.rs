@@ -1,5 +1,5 @@
-//! SenseTime Helios (SC'21): the HeliosArtifact notebook analyses (H1-H12 of
-//! `analyses.md` §3.2), the per-minute allocation sequence and the 10-minute
+//! SenseTime Helios (SC'21): the HeliosArtifact notebook analyses (H1-H12,
+//! `docs/definitions.md#helios-vocabulary`), the per-minute allocation sequence and the 10-minute
 //! throughput series (`trace_parser.py`), and the per-cluster summary table
 //! (`helios_cluster_summary.csv`).
 //!
@@ -103,7 +103,7 @@ pub fn local_second(ts: Expr) -> Expr {
 }
 
 /// `state` in the upstream summary's failed group (FAILED, TIMEOUT,
-/// NODE_FAIL; `analyses.md` §3.1). SUSPENDED is in no group.
+/// NODE_FAIL; `docs/definitions.md#helioscluster-summary`). SUSPENDED is in no group.
 pub fn is_failed() -> Expr {
     let state = || col("state");
     state().eq(lit("FAILED")).or(state().eq(lit("TIMEOUT"))).or(state().eq(lit("NODE_FAIL")))

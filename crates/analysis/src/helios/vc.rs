@@ -135,7 +135,7 @@ fn run_vc_utilization(ctx: &Ctx, args: &Args) -> Result<Output> {
         let mut h1 = Headline::new(&format!("{vc}.mean"), &format!("{vc} mean allocation"), b[5], "%");
         let mut h2 = Headline::new(&format!("{vc}.avg-gpus"), &format!("{vc} mean GPUs per GPU job"), j[0], "GPUs");
         if let Some(p) = pubv {
-            h1 = h1.published(p.2, "analyses.md §3.2, recomputed from Earth_vcs sequence files");
+            h1 = h1.published(p.2, "HeliosArtifact notebook, recomputed from its Earth_vcs sequence files");
             h2 = h2.published(p.1, "SC'21 Fig 4 labels (HeliosArtifact notebook)");
         }
         heads.extend([h1, h2]);

@@ -1,6 +1,6 @@
 //! Time bins for the paper-only per-time reconstructions (Fig 7 machine
 //! utilization, Fig 9 GPU sharing, the V100 load matrix). The public trace
-//! has no time series (analyses.md §1.1, upstream #226): a row "covers" a
+//! has no time series (`docs/definitions.md#paimachine-util`, upstream #226): a row "covers" a
 //! bin when its `[start_time, end_time)` interval overlaps the bin, i.e. bins
 //! `floor(start / bin) ..= floor((end - 1 us) / bin)` on epoch microseconds.
 //! Rows with a null time or `end_time <= start_time` cover no bin.

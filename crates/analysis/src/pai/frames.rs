@@ -1,4 +1,5 @@
-//! The owners' derived frames (`analysis/utils.py`, analyses.md §1.2). Every
+//! The owners' derived frames (`analysis/utils.py`;
+//! `docs/definitions.md#pai-vocabulary-and-the-owners-frames`). Every
 //! PAI notebook figure reads one of these, so they are defined once here,
 //! exactly as upstream builds them:
 //!

@@ -2,7 +2,7 @@
 //! per time bin the P50 and P90 across the 2-GPU and across the 8-GPU
 //! machines of their GPU, CPU, memory and GPU-memory utilization, then the
 //! CDF of those values over the bins. Paper only: the public data has no
-//! per-time series (analyses.md "Not in the notebook", upstream #166/#226),
+//! per-time series (`docs/definitions.md#paimachine-util`, upstream #166/#226),
 //! so this is OUR reconstruction, labelled as such:
 //!
 //! - GPU and CPU: `pai/machine_metric` rows are machine-level averages over

@@ -222,7 +222,7 @@ fn task_share(ctx: &Ctx, _: &Args) -> Result<Output> {
     let total = scalar(&collect(dfa.clone().select([len().alias("n")]), "task count")?, "n")?;
     let bins = counts(gpu_bin(), "tasks per bin")?;
     let types = counts(col("gpu_type"), "tasks per type")?;
-    // Read off the notebook's Fig 5c image (analyses.md A11): approximate.
+    // Read off the notebook's Fig 5c image (`docs/definitions.md#paitask-share-by-gpu`): approximate.
     let published_bins = [15.0, 26.0, 13.0, 43.0, 3.0];
     let published_types = [22.0, 67.0, 7.0, 3.0, 2.0];
     let mut table = ResultTable::new(&["group", "label", "tasks", "share_pct", "published_pct"]);

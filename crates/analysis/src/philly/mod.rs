@@ -1,6 +1,6 @@
 //! Microsoft Philly (ATC'19): the owners' notebook analyses P1-P6
-//! (`analysis/Philly Trace Analysis.ipynb`, `../shared/reference/analyses.md`
-//! §2), the paper's headline numbers (§4), and per-minute machine
+//! (`analysis/Philly Trace Analysis.ipynb`,
+//! `docs/definitions.md#philly-vocabulary`), the paper's headline numbers (§4), and per-minute machine
 //! utilization by machine class (the PAI Fig 7 shape, for side-by-side
 //! plots).
 //!

@@ -5,7 +5,7 @@
 //! in UTC+8 (`Asia/Shanghai`), they keep the real time of day and weekday
 //! (README). Offset 0 + 8 h is therefore a Thursday 08:00 local (1970-01-01
 //! was a Thursday), and the notebook's hour 600 (1970-01-25 00:00 +08) is a
-//! Sunday (analyses.md A3, clusterdata issue #262). The earliest
+//! Sunday (`docs/definitions.md#paihourly-submissions`, clusterdata issue #262). The earliest
 //! `start_time` of the real trace is 494,319 (issue #262); the trace covers
 //! about two months (July-August 2020), so submissions end near day 73.
 
@@ -20,7 +20,7 @@ pub const T_END_1: i64 = 73 * 86_400;
 const LOCAL: i64 = 8 * 3600;
 
 /// Relative submission rate per local hour of day. Shape of NSDI'22 Fig 3
-/// (analyses.md A3/A4): a night trough, a morning rise to a late-morning
+/// (NSDI'22 Fig 3, `docs/definitions.md#paisubmissions-by-hour`): a night trough, a morning rise to a late-morning
 /// peak, a lunch dip, the afternoon maximum and a long evening tail.
 const HOURLY: [f64; 24] = [
     0.55, 0.45, 0.36, 0.30, 0.27, 0.27, 0.31, 0.42, 0.66, 0.96, 1.22, 1.30, 1.02, 1.08, 1.30, 1.38, 1.38, 1.28, 1.04,

@@ -213,7 +213,7 @@ mod tests {
 
     #[test]
     fn the_real_table_has_the_published_machine_counts() {
-        // analyses.md 1.4: 1,295 2-GPU and 519 8-GPU machines, 6,742 GPUs.
+        // NSDI'22 Sec 4 (`docs/definitions.md#paisupply-demand`): 1,295 2-GPU and 519 8-GPU machines, 6,742 GPUs.
         let all = parse_spec(PAI_MACHINE_SPEC);
         assert_eq!(all.len(), 1897);
         assert_eq!(all.iter().filter(|m| m.cap_gpu == 200).count(), 1295);

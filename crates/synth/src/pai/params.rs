@@ -1,6 +1,6 @@
 //! The calibrated constants of the PAI workload model, in one place. Each
-//! says which published number (README calibration facts, analyses.md §1
-//! and §4) it is tuned against; `tests/calibration/pai.py` measures them.
+//! says which published number (README calibration facts, the NSDI'22
+//! paper and `docs/definitions.md`) it is tuned against; `tests/calibration/pai.py` measures them.
 
 /// Jobs at scale 1. With the task and instance structure below this gives
 /// ~1.26 M tasks and ~6.9 M instances: the official uncompressed sizes
@@ -11,7 +11,7 @@ pub const JOBS: f64 = 1_040_000.0;
 
 /// Share of jobs per machine type (index as `machines::TYPES`). GPU jobs
 /// follow the task shares by assigned type of NSDI'22 Fig 5c (T4 22, MISC
-/// 67, P100 7, V100 3, V100M32 2 %, analyses.md A11); about 3 % of jobs
+/// 67, P100 7, V100 3, V100M32 2 %, `docs/definitions.md#paitask-share-by-gpu`); about 3 % of jobs
 /// are CPU-only.
 pub const TYPE_SHARE: [f64; 6] = [0.650, 0.205, 0.068, 0.029, 0.019, 0.029];
 
@@ -50,7 +50,7 @@ pub const SINGLE_NAMES: [(&str, f64); 4] =
 pub const CPU_NAMES: [(&str, f64); 3] = [("worker", 0.6), ("xComputeWorker", 0.25), ("OpenmpiTracker", 0.15)];
 
 /// Chance a single-task job is a gang (inst_num >= 2): about 85 % of
-/// instances sit in gang tasks (NSDI'22 Fig 2b, analyses.md A2).
+/// instances sit in gang tasks (NSDI'22 Fig 2b, `docs/definitions.md#paigang-size`).
 pub const P_SINGLE_GANG: f64 = 0.25;
 /// Gang sizes: log-normal median and sigma, and the largest gang.
 pub const GANG_MEDIAN: f64 = 9.5;
@@ -64,7 +64,7 @@ pub const PS_SIZES: [(u32, f64); 6] = [(1, 0.45), (2, 0.22), (3, 0.1), (4, 0.1),
 pub const GANG_CAPACITY_SHARE: f64 = 0.12;
 
 /// Per-instance GPU request (% of a GPU) of non-gang tasks. Bins of NSDI'22
-/// Fig 5c (analyses.md A11): <25: 15 %, [25,50): 26 %, [50,100): 13 %,
+/// Fig 5c (`docs/definitions.md#paitask-share-by-gpu`): <25: 15 %, [25,50): 26 %, [50,100): 13 %,
 /// =100: 43 %, >100: 3 %; the median instance requests 0.5 GPU.
 pub const GPU_SINGLE: [(u32, f64); 13] = [
     (5, 0.03),
@@ -127,7 +127,7 @@ pub const READ_BPS: (f64, f64) = (2.0e6, 1.8);
 
 /// Median instance runtime of a group per type (s) and its log-normal
 /// sigma across groups. PAI tasks run shorter than Philly's (median 1,186
-/// s) and span more than four orders of magnitude (analyses.md A7). The
+/// s) and span more than four orders of magnitude (NSDI'22 Fig 4a, `docs/definitions.md#pairuntime-vs-philly`). The
 /// medians are set so that the load normalization (`load::normalize`)
 /// scales them by ~1 at scale 1: they follow from the allocation targets.
 pub const RUNTIME_MEDIAN: [f64; 6] = [140.0, 285.0, 1590.0, 1860.0, 3885.0, 3170.0];

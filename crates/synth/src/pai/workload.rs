@@ -126,7 +126,7 @@ impl Limits {
             *s = (s.0.min(m.cap_cpu), s.1.min(m.cap_mem), s.2.min(m.cap_gpu));
             all_cpu += m.cap_cpu;
         }
-        // All real machines hold 156,576 vCPU (analyses.md 1.4).
+        // All real machines hold 156,576 vCPU (NSDI'22 Sec 4, `docs/definitions.md#paisupply-demand`).
         l.core_share = all_cpu as f64 / 15_657_600.0;
         l
     }
