@@ -9,7 +9,7 @@
 //!
 //! ```
 //! use tracelab_sim::{simulate, Cluster, Job, SimConfig, Workload};
-//! let job = |id, submit, duration, gpus| Job {
+//! let job = |id: u32, submit: i64, duration: i64, gpus: u32| Job {
 //!     id, submit, duration, gpu_milli: gpus * 1000, cpu_milli: None,
 //!     user: 0, vc: 0, group: 0, gpu_type: None,
 //! };
