@@ -171,6 +171,9 @@ pub struct SimConfig {
     pub until: Option<Millis>,
     /// Record the step-function time series (allocated GPUs, queue, running).
     pub record_series: bool,
+    /// Record every run segment with its nodes and GPUs (for Gantt charts and
+    /// audits; one record per node per segment).
+    pub record_segments: bool,
 }
 
 impl Default for SimConfig {
@@ -190,6 +193,7 @@ impl Default for SimConfig {
             on_unplaceable: OnUnplaceable::Error,
             until: None,
             record_series: true,
+            record_segments: false,
         }
     }
 }

@@ -36,7 +36,7 @@ pub use config::{Discipline, OnUnplaceable, Placement, Policy, PreemptOverhead, 
 pub use error::{SimError, Unplaceable};
 pub use job::{Demand, Job, JobId, Workload};
 pub use metrics::series::{Resampled, Series};
-pub use metrics::{JobResult, JobStatus, SimResult, Summary};
+pub use metrics::{JobResult, JobStatus, Segment, SimResult, Summary};
 pub use time::Millis;
 
 /// Replays `workload` on `cluster` under `config`.

@@ -80,6 +80,7 @@ impl Engine<'_> {
         self.st.phase[i] = Phase::Running;
         self.st.waited[i] += now - self.st.progress[i].queued_at;
         self.st.first_start[i].get_or_insert(now);
+        self.st.last_start[i] = now;
         self.note_nodes(job, &spot);
         self.st.last_update[i] = now;
         self.st.version[i] += 1;
@@ -112,7 +113,24 @@ impl Engine<'_> {
         spot
     }
 
+    /// Records the run that ends now, one segment per node.
+    fn close_segment(&mut self, job: JobId) {
+        if !self.cfg.record_segments {
+            return;
+        }
+        let start = self.st.last_start[job as usize];
+        let seg = |node, milli, shared_gpu| crate::metrics::Segment { job, start, end: self.now, node, milli, shared_gpu };
+        let segs: Vec<crate::metrics::Segment> = match self.st.spot[job as usize].as_ref().expect("running") {
+            Spot::Node { node, gpus } => vec![seg(*node, *gpus as u64 * 1000, None)],
+            Spot::Nodes(list) => list.iter().map(|&n| seg(n, self.nodes.gpus_of(n) as u64 * 1000, None)).collect(),
+            Spot::Shared(SharedSpot::Gpu(g)) => vec![seg(self.nodes.gpu_node[*g as usize], self.demand(job).milli(), Some(*g))],
+            Spot::Shared(SharedSpot::EmptyOn(_)) => unreachable!("allocation resolves the GPU"),
+        };
+        self.segments.extend(segs);
+    }
+
     fn release(&mut self, job: JobId) -> Option<u32> {
+        self.close_segment(job);
         let cpu = self.cpu(job);
         match self.st.spot[job as usize].take().expect("a running job has a spot") {
             Spot::Node { node, gpus } => self.nodes.release_whole(node, gpus, cpu),

@@ -49,6 +49,7 @@ pub(crate) struct Engine<'a> {
     pending_pass: Option<Millis>,
     pub(crate) unplaceable: Vec<(JobId, Unplaceable)>,
     pub(crate) event_count: u64,
+    pub(crate) segments: Vec<crate::metrics::Segment>,
 }
 
 impl<'a> Engine<'a> {
@@ -83,6 +84,7 @@ impl<'a> Engine<'a> {
             pending_pass: None,
             unplaceable: Vec::new(),
             event_count: 0,
+            segments: Vec::new(),
         };
         engine.admit(cluster)?;
         Ok(engine)

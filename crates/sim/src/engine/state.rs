@@ -22,6 +22,7 @@ pub(crate) struct JobState {
     pub(crate) phase: Vec<Phase>,
     pub(crate) progress: Vec<Progress>,
     pub(crate) first_start: Vec<Option<Millis>>,
+    pub(crate) last_start: Vec<Millis>,
     pub(crate) end: Vec<Option<Millis>>,
     /// Total time spent waiting before the current wait began.
     pub(crate) waited: Vec<Millis>,
@@ -45,6 +46,7 @@ impl JobState {
             phase: vec![Phase::NotArrived; n],
             progress: vec![Progress::default(); n],
             first_start: vec![None; n],
+            last_start: vec![0; n],
             end: vec![None; n],
             waited: vec![0; n],
             last_update: vec![0; n],

@@ -85,12 +85,28 @@ pub struct Summary {
     pub events: u64,
 }
 
+/// A job's use of one node from `start` to `end` (one run, between a start
+/// and a completion or preemption).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    pub job: JobId,
+    pub start: Millis,
+    pub end: Millis,
+    pub node: u32,
+    /// Milli-GPUs held on this node (whole GPUs count 1000 each).
+    pub milli: u64,
+    /// The GPU (cluster-wide index, numbered node by node) a fractional job shares.
+    pub shared_gpu: Option<u32>,
+}
+
 /// Everything a replay produces.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimResult {
     pub summary: Summary,
     pub jobs: Vec<JobResult>,
     pub series: Series,
+    /// Run segments, if `record_segments` was set; ordered by end, then job.
+    pub segments: Vec<Segment>,
 }
 
 impl Engine<'_> {
@@ -132,7 +148,7 @@ impl Engine<'_> {
     pub(crate) fn results(self) -> SimResult {
         let jobs: Vec<JobResult> = (0..self.w.jobs.len()).map(|i| self.job_result(i)).collect();
         let summary = self.summary(&jobs);
-        SimResult { summary, jobs, series: self.series }
+        SimResult { summary, jobs, series: self.series, segments: self.segments }
     }
 
     fn summary(&self, jobs: &[JobResult]) -> Summary {
