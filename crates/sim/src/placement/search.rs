@@ -33,7 +33,7 @@ pub(crate) fn emptiest(nodes: &Nodes, g: u32, ty: Option<u16>, accept: Accept) -
         });
         found.map(|(lvl, n)| (lvl, grp.gpus, n))
     });
-    per_group.min_by(|a, b| emptier(a, b)).map(|(_, _, n)| n)
+    per_group.min_by(emptier).map(|(_, _, n)| n)
 }
 
 /// Orders (free, gpus, id) by free share descending, then id ascending.
