@@ -186,6 +186,7 @@ def main():
     ap.add_argument("helios_qssf_dir")
     ap.add_argument("--jobs", type=int, default=3000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--pai-gap", type=float, default=30.0, help="mean seconds between PAI submissions")
     a = ap.parse_args()
     logging.basicConfig(level=logging.WARNING)
     if not REPLAY.exists():
@@ -193,8 +194,8 @@ def main():
     header = ("| setup | owner JCT s | ours JCT s | diff | owner wait s | ours wait s | diff | jobs | owner wall s |\n"
               "|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
-        # PAI: one big node (the simulator's default topology) and 32 nodes of 8 GPUs, about 70 % load.
-        jobs = synth_jobs(a.jobs, a.seed, mean_gap=40, gpu_choices=[1, 1, 1, 2, 2, 4, 8])
+        # PAI: one big node (the simulator's default topology) and 32 nodes of 8 GPUs (gap 30 s: about 95 % load).
+        jobs = synth_jobs(a.jobs, a.seed, mean_gap=a.pai_gap, gpu_choices=[1, 1, 1, 2, 2, 4, 8])
         path = Path(tmp) / "ours_pai.csv"
         write_ours(jobs, path)
         print(f"PAI simulator, {len(jobs)} jobs, greedy\n{header}")

@@ -20,7 +20,7 @@ use crate::job::{Demand, JobId};
 use crate::placement::{largest_node, Spot};
 use crate::time::Millis;
 
-/// Capacity freed at one time on one node: whole GPUs, or milli on a shared GPU.
+/// Capacity freed on one node: whole GPUs, or milli on a shared GPU.
 enum Freed {
     Gpus(u32),
     Shared(u32, u32),
@@ -28,8 +28,11 @@ enum Freed {
 
 impl Engine<'_> {
     pub(crate) fn backfill(&mut self, head: Found, pulled: &mut Vec<Found>) {
-        let (shadow, reserved) = self.reservation(head.entry.2);
         self.pull(head, pulled);
+        if self.queue.best(|c| class_fits(&self.nodes, self.queue.class(c))).is_none() {
+            return;
+        }
+        let (shadow, reserved) = self.cached_reservation(head.entry.2);
         let not_reserved = |n: u32| reserved.binary_search(&n).is_err();
         while let Some(f) = self.queue.best(|c| class_fits(&self.nodes, self.queue.class(c))) {
             let job = f.entry.2;
@@ -41,27 +44,37 @@ impl Engine<'_> {
         }
     }
 
-    /// Releases of running jobs, by time.
-    fn releases(&self) -> Vec<(Millis, u32, Freed)> {
-        let mut out: Vec<(Millis, u32, Freed)> = Vec::new();
-        for &job in &self.running {
-            let end = self.st.end_at[job as usize];
-            match self.st.spot[job as usize].as_ref().expect("running jobs have spots") {
-                Spot::Node { node, gpus } => out.push((end, *node, Freed::Gpus(*gpus))),
-                Spot::Nodes(list) => out.extend(list.iter().map(|&n| (end, n, Freed::Gpus(self.nodes.gpus_of(n))))),
-                Spot::Shared(SharedSpot::Gpu(g)) => {
-                    let milli = self.w.jobs[job as usize].demand().map_or(0, |d| d.milli() as u32);
-                    out.push((end, self.nodes.gpu_node[*g as usize], Freed::Shared(*g, milli)));
-                }
-                Spot::Shared(SharedSpot::EmptyOn(_)) => unreachable!("allocation resolves the GPU"),
+    /// The head's reservation, recomputed only when the head changed or its
+    /// time has passed. It cannot move later otherwise: running jobs end on
+    /// schedule and backfilled ones end before it or keep off its nodes (only
+    /// a sharing slowdown can delay ends, and then the time passes unmet).
+    fn cached_reservation(&mut self, head: JobId) -> (Millis, Vec<u32>) {
+        match &self.reservation_cache {
+            Some((job, shadow, nodes)) if *job == head && *shadow > self.now => (*shadow, nodes.clone()),
+            _ => {
+                let (shadow, nodes) = self.reservation(head);
+                self.reservation_cache = Some((head, shadow, nodes.clone()));
+                (shadow, nodes)
             }
         }
-        out.sort_by_key(|r| (r.0, r.1));
-        out
+    }
+
+    /// What running `job` frees when it ends: (node, capacity) pairs.
+    fn freed_by(&self, job: JobId) -> Vec<(u32, Freed)> {
+        match self.st.spot[job as usize].as_ref().expect("running jobs have spots") {
+            Spot::Node { node, gpus } => vec![(*node, Freed::Gpus(*gpus))],
+            Spot::Nodes(list) => list.iter().map(|&n| (n, Freed::Gpus(self.nodes.gpus_of(n)))).collect(),
+            Spot::Shared(SharedSpot::Gpu(g)) => {
+                let milli = self.w.jobs[job as usize].demand().map_or(0, |d| d.milli() as u32);
+                vec![(self.nodes.gpu_node[*g as usize], Freed::Shared(*g, milli))]
+            }
+            Spot::Shared(SharedSpot::EmptyOn(_)) => unreachable!("allocation resolves the GPU"),
+        }
     }
 
     /// When `head` could start if running jobs end on time, and the nodes it
-    /// would take then (sorted). Never: `Millis::MAX` and no reservation.
+    /// would take then (sorted). Walks completions in time order and stops at
+    /// the first that makes room. Never: `Millis::MAX` and no reservation.
     fn reservation(&self, head: JobId) -> (Millis, Vec<u32>) {
         let job = &self.w.jobs[head as usize];
         let need = match job.demand().expect("admitted jobs ask for GPUs") {
@@ -72,39 +85,43 @@ impl Engine<'_> {
         let fits_type = |n: u32| job.gpu_type.is_none_or(|t| t == self.nodes.type_of(n));
         let mut free: HashMap<u32, u32> = HashMap::new();
         let mut shared_used: HashMap<u32, u32> = HashMap::new();
-        for (t, node, freed) in self.releases() {
-            let f = free.entry(node).or_insert(self.nodes.free[node as usize]);
-            match freed {
-                Freed::Gpus(g) => *f += g,
-                Freed::Shared(gpu, m) => {
-                    let used = shared_used.entry(gpu).or_insert(self.nodes.gpu_used[gpu as usize]);
-                    *used -= m;
-                    if *used == 0 {
-                        *f += 1;
+        let mut whole_gpus = self.nodes.whole_free_gpus(job.gpu_type);
+        let mut became_whole: Vec<u32> = Vec::new();
+        for &(t, ended) in &self.ends {
+            for (node, freed) in self.freed_by(ended) {
+                let f = free.entry(node).or_insert(self.nodes.free[node as usize]);
+                match freed {
+                    Freed::Gpus(g) => *f += g,
+                    Freed::Shared(gpu, m) => {
+                        let used = shared_used.entry(gpu).or_insert(self.nodes.gpu_used[gpu as usize]);
+                        *used -= m;
+                        *f += (*used == 0) as u32;
                     }
                 }
-            }
-            if !fits_type(node) {
-                continue;
-            }
-            if !multi && *f >= need {
-                return (t, vec![node]);
-            }
-            if multi {
-                if let Some(nodes) = self.whole_free_at(&free, need, &fits_type) {
-                    return (t, nodes);
+                if !fits_type(node) {
+                    continue;
                 }
+                if !multi && *f >= need {
+                    return (t, vec![node]);
+                }
+                if multi && *f == self.nodes.gpus_of(node) {
+                    whole_gpus += self.nodes.gpus_of(node) as u64;
+                    became_whole.push(node);
+                }
+            }
+            if multi && whole_gpus >= need as u64 {
+                return (t, self.whole_free_nodes(job.gpu_type, became_whole));
             }
         }
         (Millis::MAX, Vec::new())
     }
 
-    /// Nodes entirely free given the projected `free` counts, if their GPUs reach `need`.
-    fn whole_free_at(&self, free: &HashMap<u32, u32>, need: u32, fits_type: &dyn Fn(u32) -> bool) -> Option<Vec<u32>> {
-        let full = |n: u32| free.get(&n).copied().unwrap_or(self.nodes.free[n as usize]) == self.nodes.gpus_of(n);
-        let mut nodes: Vec<u32> = (0..self.nodes.len() as u32).filter(|&n| fits_type(n) && full(n)).collect();
-        let total: u64 = nodes.iter().map(|&n| self.nodes.gpus_of(n) as u64).sum();
-        nodes.sort_unstable();
-        (total >= need as u64).then_some(nodes)
+    /// Nodes entirely free now plus `more`, sorted.
+    fn whole_free_nodes(&self, ty: Option<u16>, mut more: Vec<u32>) -> Vec<u32> {
+        for (_, g) in self.nodes.matching(ty) {
+            more.extend(g.levels[g.gpus as usize].ordered.iter().copied());
+        }
+        more.sort_unstable();
+        more
     }
 }

@@ -196,6 +196,7 @@ impl Engine<'_> {
         let slow = if self.st.slowed[i] { self.cfg.share_slowdown } else { 1.0 };
         let left = self.st.progress[i].remaining * slow;
         let end = self.st.last_update[i] + left.ceil() as Millis;
+        self.set_end(job, Some(end));
         self.st.version[i] += 1;
         self.st.end_at[i] = end;
         self.events.push(end, Kind::End, job, self.st.version[i]);
@@ -217,6 +218,7 @@ impl Engine<'_> {
 
     pub(crate) fn finish(&mut self, job: JobId) {
         let i = job as usize;
+        self.set_end(job, None);
         self.settle(job);
         self.change_alloc(job, false);
         let gpu = self.release(job);
@@ -234,6 +236,7 @@ impl Engine<'_> {
     /// preemption overhead and waits again.
     pub(crate) fn preempt(&mut self, job: JobId) {
         let i = job as usize;
+        self.set_end(job, None);
         self.settle(job);
         self.change_alloc(job, false);
         let gpu = self.release(job);

@@ -50,6 +50,11 @@ pub(crate) struct Engine<'a> {
     pub(crate) unplaceable: Vec<(JobId, Unplaceable)>,
     pub(crate) event_count: u64,
     pub(crate) segments: Vec<crate::metrics::Segment>,
+    /// EASY: the head job, its reservation time and reserved nodes.
+    pub(crate) reservation_cache: Option<(JobId, Millis, Vec<u32>)>,
+    /// EASY: running jobs by scheduled completion.
+    pub(crate) ends: std::collections::BTreeSet<(Millis, JobId)>,
+    track_ends: bool,
 }
 
 impl<'a> Engine<'a> {
@@ -85,6 +90,9 @@ impl<'a> Engine<'a> {
             unplaceable: Vec::new(),
             event_count: 0,
             segments: Vec::new(),
+            reservation_cache: None,
+            ends: std::collections::BTreeSet::new(),
+            track_ends: cfg.discipline == crate::config::Discipline::Easy,
         };
         engine.admit(cluster)?;
         Ok(engine)
@@ -191,6 +199,19 @@ impl<'a> Engine<'a> {
     pub(crate) fn add_running(&mut self, job: JobId) {
         self.running_pos[job as usize] = self.running.len() as u32;
         self.running.push(job);
+    }
+
+    /// Keeps the completion order of running jobs (EASY only).
+    pub(crate) fn set_end(&mut self, job: JobId, end: Option<Millis>) {
+        if !self.track_ends {
+            return;
+        }
+        if self.st.phase[job as usize] == Phase::Running {
+            self.ends.remove(&(self.st.end_at[job as usize], job));
+        }
+        if let Some(end) = end {
+            self.ends.insert((end, job));
+        }
     }
 
     pub(crate) fn remove_running(&mut self, job: JobId) {

@@ -102,10 +102,6 @@ impl Nodes {
         nodes
     }
 
-    pub(crate) fn len(&self) -> usize {
-        self.free.len()
-    }
-
     pub(crate) fn cpu_free(&self, node: u32) -> u32 {
         self.cpu_free[node as usize]
     }
