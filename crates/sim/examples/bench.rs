@@ -51,7 +51,17 @@ fn workload(s: &Scale, seed: u64) -> Workload {
             };
             let gpu_type = (rng.unit() < 0.06).then(|| rng.below(2) as u16).filter(|&ty| ty == 1 || gpu_milli <= 2000);
             let user = (rng.unit().powi(3) * 1000.0) as u32;
-            Job { id, submit: t as i64, duration, gpu_milli, cpu_milli: None, user, vc: user % 40, group: user * 3 + rng.below(3) as u32, gpu_type }
+            Job {
+                id,
+                submit: t as i64,
+                duration,
+                gpu_milli,
+                cpu_milli: None,
+                user,
+                vc: user % 40,
+                group: user * 3 + rng.below(3) as u32,
+                gpu_type,
+            }
         })
         .collect();
     Workload::from_jobs(jobs)
@@ -59,7 +69,8 @@ fn workload(s: &Scale, seed: u64) -> Workload {
 
 fn peak_rss_mb() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let kb = status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok());
+    let kb =
+        status.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok());
     kb.unwrap_or(f64::NAN) / 1024.0
 }
 
@@ -121,7 +132,11 @@ fn main() {
         let out = Command::new(&exe).arg("one").args(&run).output().unwrap();
         print!("{}", String::from_utf8_lossy(&out.stdout));
         if !out.status.success() {
-            println!("| {} | failed: {} |", run.join(" "), String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or(""));
+            println!(
+                "| {} | failed: {} |",
+                run.join(" "),
+                String::from_utf8_lossy(&out.stderr).lines().last().unwrap_or("")
+            );
         }
     }
 }

@@ -27,7 +27,12 @@ fn value(args: &[String], i: usize) -> Result<&str, String> {
 }
 
 fn parse(args: &[String]) -> Result<Args, String> {
-    let mut a = Args { path: String::new(), nodes: 1, gpus: 8, cfg: SimConfig { record_series: false, ..SimConfig::default() } };
+    let mut a = Args {
+        path: String::new(),
+        nodes: 1,
+        gpus: 8,
+        cfg: SimConfig { record_series: false, ..SimConfig::default() },
+    };
     let mut i = 0;
     let e = |x: SimError| x.to_string();
     while i < args.len() {
@@ -41,7 +46,9 @@ fn parse(args: &[String]) -> Result<Args, String> {
             "--predictor" => a.cfg.predictor = v()?.parse().map_err(e)?,
             "--seed" => a.cfg.seed = v()?.parse().map_err(|_| "bad --seed")?,
             "--slowdown" => a.cfg.share_slowdown = v()?.parse().map_err(|_| "bad --slowdown")?,
-            "--overhead" => a.cfg.preempt_overhead = if v()? == "none" { PreemptOverhead::None } else { PreemptOverhead::Helios },
+            "--overhead" => {
+                a.cfg.preempt_overhead = if v()? == "none" { PreemptOverhead::None } else { PreemptOverhead::Helios }
+            }
             path if a.path.is_empty() && !path.starts_with("--") => {
                 a.path = path.to_string();
                 i += 1;
@@ -58,7 +65,8 @@ fn parse(args: &[String]) -> Result<Args, String> {
 }
 
 fn run(a: Args) -> Result<String, String> {
-    let list = read_jobs(BufReader::new(File::open(&a.path).map_err(|e| format!("{}: {e}", a.path))?)).map_err(|e| e.to_string())?;
+    let list = read_jobs(BufReader::new(File::open(&a.path).map_err(|e| format!("{}: {e}", a.path))?))
+        .map_err(|e| e.to_string())?;
     let cluster = Cluster::homogeneous(a.nodes, a.gpus).map_err(|e| e.to_string())?;
     let t0 = Instant::now();
     let r = simulate(&list.workload, &cluster, &a.cfg).map_err(|e| e.to_string())?;

@@ -83,8 +83,11 @@ impl Row<'_> {
     }
 
     fn required(&self, col: usize, min: f64) -> Result<f64, SimError> {
-        self.number(col, min)?
-            .ok_or_else(|| SimError::Csv { line: self.line, column: COLUMNS[col].into(), what: "missing value".into() })
+        self.number(col, min)?.ok_or_else(|| SimError::Csv {
+            line: self.line,
+            column: COLUMNS[col].into(),
+            what: "missing value".into(),
+        })
     }
 }
 
@@ -100,7 +103,11 @@ fn header_positions(header: &str) -> Result<[Option<usize>; 9], SimError> {
     }
     for (col, name) in [(1, "submit_s"), (2, "duration_s"), (3, "gpus")] {
         if at[col].is_none() {
-            return Err(SimError::Csv { line: 1, column: name.into(), what: "required column missing from the header".into() });
+            return Err(SimError::Csv {
+                line: 1,
+                column: name.into(),
+                what: "required column missing from the header".into(),
+            });
         }
     }
     Ok(at)
@@ -109,7 +116,11 @@ fn header_positions(header: &str) -> Result<[Option<usize>; 9], SimError> {
 /// Reads a job list (see the module docs for the format).
 pub fn read_jobs(input: impl BufRead) -> Result<JobList, SimError> {
     let mut lines = input.lines();
-    let header = lines.next().transpose()?.ok_or(SimError::Csv { line: 1, column: String::new(), what: "no header row".into() })?;
+    let header = lines.next().transpose()?.ok_or(SimError::Csv {
+        line: 1,
+        column: String::new(),
+        what: "no header row".into(),
+    })?;
     let at = header_positions(&header)?;
     let width = header.split(',').count();
     let mut list = JobList::default();
@@ -120,7 +131,11 @@ pub fn read_jobs(input: impl BufRead) -> Result<JobList, SimError> {
             continue;
         }
         if text.contains('"') {
-            return Err(SimError::Csv { line: line_no, column: String::new(), what: "quoted fields are not supported".into() });
+            return Err(SimError::Csv {
+                line: line_no,
+                column: String::new(),
+                what: "quoted fields are not supported".into(),
+            });
         }
         let fields: Vec<&str> = text.split(',').collect();
         if fields.len() != width {

@@ -32,7 +32,7 @@ pub mod rng;
 pub mod time;
 
 pub use cluster::{Cluster, Node, NodeGroup};
-pub use config::{Discipline, OnUnplaceable, Placement, Policy, PreemptOverhead, Predictor, ShareBy, SimConfig};
+pub use config::{Discipline, OnUnplaceable, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};
 pub use error::{SimError, Unplaceable};
 pub use job::{Demand, Job, JobId, Workload};
 pub use metrics::series::{Resampled, Series};

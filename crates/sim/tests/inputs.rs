@@ -109,8 +109,14 @@ fn csv_errors_name_line_and_column() {
     let err = |text: &str| read_jobs(Cursor::new(text.to_string())).unwrap_err().to_string();
     assert_eq!(err("submit_s,duration_s\n"), "line 1, column `gpus`: required column missing from the header");
     assert!(err("submit_s,duration_s,gpus,colour\n").starts_with("line 1, column `colour`: unknown column"));
-    assert_eq!(err("submit_s,duration_s,gpus\n0,10,1\n0,ten,1\n"), "line 3, column `duration_s`: expected a number, found `ten`");
-    assert_eq!(err("submit_s,duration_s,gpus\n0,-5,1\n"), "line 2, column `duration_s`: expected a finite number >= 0, found `-5`");
+    assert_eq!(
+        err("submit_s,duration_s,gpus\n0,10,1\n0,ten,1\n"),
+        "line 3, column `duration_s`: expected a number, found `ten`"
+    );
+    assert_eq!(
+        err("submit_s,duration_s,gpus\n0,-5,1\n"),
+        "line 2, column `duration_s`: expected a finite number >= 0, found `-5`"
+    );
     assert_eq!(err("submit_s,duration_s,gpus\n0,5\n"), "line 2, column ``: expected 3 fields, found 2");
     assert_eq!(err("submit_s,duration_s,gpus\n"), "the workload has no jobs");
     assert_eq!(err(""), "line 1, column ``: no header row");

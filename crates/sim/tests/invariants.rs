@@ -49,7 +49,8 @@ fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
 fn random_config(rng: &mut Rng) -> SimConfig {
     let policy = pick(rng, Policy::ALL);
     let preemptive = matches!(policy, Policy::Srtf | Policy::Las);
-    let disciplines: &[Discipline] = if preemptive { &[Discipline::Strict, Discipline::Greedy] } else { Discipline::ALL };
+    let disciplines: &[Discipline] =
+        if preemptive { &[Discipline::Strict, Discipline::Greedy] } else { Discipline::ALL };
     SimConfig {
         seed: rng.next_u64(),
         share_slowdown: pick(rng, &[1.0, 1.0, 2.5]),
@@ -130,7 +131,10 @@ fn assert_durations(r: &SimResult, w: &Workload, slowdown: f64) {
 
 fn assert_accounted(r: &SimResult) {
     let s = &r.summary;
-    assert_eq!(s.jobs_done + s.jobs_unplaceable + s.jobs_left_running + s.jobs_left_waiting + s.jobs_not_submitted, r.jobs.len());
+    assert_eq!(
+        s.jobs_done + s.jobs_unplaceable + s.jobs_left_running + s.jobs_left_waiting + s.jobs_not_submitted,
+        r.jobs.len()
+    );
     for j in &r.jobs {
         match &j.status {
             JobStatus::Done => assert!(j.end.is_some() && j.jct == Some(j.end.unwrap() - j.submit)),
@@ -168,7 +172,10 @@ fn fifo_strict_starts_in_submission_order() {
         let cluster = &shapes()[(seed % 4) as usize];
         let w = workload(&mut rng, cluster.nodes().iter().map(|n| n.gpus).sum());
         let placement = pick(&mut rng, Placement::ALL);
-        let cfg = SimConfig { on_unplaceable: OnUnplaceable::Skip, ..SimConfig::new(Policy::Fifo, Discipline::Strict, placement) };
+        let cfg = SimConfig {
+            on_unplaceable: OnUnplaceable::Skip,
+            ..SimConfig::new(Policy::Fifo, Discipline::Strict, placement)
+        };
         let r = simulate(&w, cluster, &cfg).unwrap();
         let mut started: Vec<(Millis, u32, Millis)> =
             r.jobs.iter().filter_map(|j| j.first_start.map(|s| (j.submit, j.id, s))).collect();
@@ -193,7 +200,9 @@ fn fits_at(r: &SimResult, cluster: &Cluster, t: Millis, milli: u32) -> bool {
         .nodes()
         .iter()
         .enumerate()
-        .map(|(n, node)| node.gpus as u64 - whole[n] - shared.values().filter(|(sn, _)| *sn as usize == n).count() as u64)
+        .map(|(n, node)| {
+            node.gpus as u64 - whole[n] - shared.values().filter(|(sn, _)| *sn as usize == n).count() as u64
+        })
         .collect();
     let largest = cluster.nodes().iter().map(|n| n.gpus).max().unwrap();
     if milli < 1000 {
@@ -203,7 +212,8 @@ fn fits_at(r: &SimResult, cluster: &Cluster, t: Millis, milli: u32) -> bool {
     if g <= largest {
         return free.iter().any(|&f| f >= g as u64);
     }
-    let whole_free: u64 = cluster.nodes().iter().zip(&free).filter(|(n, f)| **f == n.gpus as u64).map(|(n, _)| n.gpus as u64).sum();
+    let whole_free: u64 =
+        cluster.nodes().iter().zip(&free).filter(|(n, f)| **f == n.gpus as u64).map(|(n, _)| n.gpus as u64).sum();
     whole_free >= g as u64
 }
 

@@ -85,7 +85,8 @@ fn gpu_type_constraint_is_honoured() {
     let mut j0 = job(0, 0, 10, 2.0);
     j0.gpu_type = Some(1);
     let jobs = vec![j0, job(1, 0, 10, 2.0)];
-    let r = simulate(&Workload::from_jobs(jobs), &cluster, &config(Policy::Fifo, Discipline::Greedy, Placement::Pack)).unwrap();
+    let r = simulate(&Workload::from_jobs(jobs), &cluster, &config(Policy::Fifo, Discipline::Greedy, Placement::Pack))
+        .unwrap();
     assert_eq!(nodes_of(&r), vec![1, 1]);
 }
 

@@ -4,7 +4,7 @@
 
 mod common;
 use common::*;
-use tracelab_sim::{Discipline, Placement, Policy, PreemptOverhead, Predictor, ShareBy, SimConfig};
+use tracelab_sim::{Discipline, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};
 
 /// SRTF on one 4-GPU node.
 /// J0 t0 100s 4g | J1 t10 20s 4g | J2 t40 50s 2g
@@ -26,7 +26,10 @@ fn srtf_preempts_for_shorter_remaining_time() {
 /// 30 s per preemption, so J0 resumes at 30 with 90 + 30 = 120 s left: ends 150.
 #[test]
 fn srtf_charges_the_helios_overhead() {
-    let cfg = SimConfig { preempt_overhead: PreemptOverhead::Helios, ..config(Policy::Srtf, Discipline::Greedy, Placement::Pack) };
+    let cfg = SimConfig {
+        preempt_overhead: PreemptOverhead::Helios,
+        ..config(Policy::Srtf, Discipline::Greedy, Placement::Pack)
+    };
     let r = run(&cfg, 1, 4, vec![job(0, 0, 100, 4.0), job(1, 10, 20, 4.0)]);
     assert_times(&r, &[(0, 150), (10, 30)]);
     assert_eq!(r.jobs[0].preemptions, 1);
@@ -47,7 +50,8 @@ fn sjf_predicted_uses_only_finished_jobs() {
         ujob(4, 3, 21, 50, 2.0),
         ujob(5, 1, 22, 60, 2.0),
     ];
-    let cfg = SimConfig { predictor: Predictor::User, ..config(Policy::SjfPredicted, Discipline::Greedy, Placement::Pack) };
+    let cfg =
+        SimConfig { predictor: Predictor::User, ..config(Policy::SjfPredicted, Discipline::Greedy, Placement::Pack) };
     let r = run(&cfg, 1, 2, jobs);
     assert_times(&r, &[(0, 10), (0, 4), (10, 110), (220, 250), (170, 220), (110, 170)]);
 }
@@ -86,7 +90,8 @@ fn qssf_orders_by_expected_gpu_time() {
 /// J2 (Q0) 75-85; t85: J0 resumes: 85 + 175 = 260.
 #[test]
 fn las_demotes_by_attained_gpu_service() {
-    let cfg = SimConfig { las_thresholds_gpu_s: vec![100.0], ..config(Policy::Las, Discipline::Greedy, Placement::Pack) };
+    let cfg =
+        SimConfig { las_thresholds_gpu_s: vec![100.0], ..config(Policy::Las, Discipline::Greedy, Placement::Pack) };
     let jobs = vec![job(0, 0, 200, 4.0), job(1, 10, 50, 2.0), job(2, 30, 10, 4.0)];
     let r = run(&cfg, 1, 4, jobs);
     assert_times(&r, &[(0, 260), (25, 75), (75, 85)]);

@@ -37,7 +37,8 @@ impl Engine<'_> {
         while let Some(f) = self.queue.best(|c| class_fits(&self.nodes, self.queue.class(c))) {
             let job = f.entry.2;
             let ends_in_time = self.now + self.w.jobs[job as usize].duration <= shadow;
-            let started = if ends_in_time { self.try_start(job, &|_| true) } else { self.try_start(job, &not_reserved) };
+            let started =
+                if ends_in_time { self.try_start(job, &|_| true) } else { self.try_start(job, &not_reserved) };
             if !started {
                 self.pull(f, pulled);
             }

@@ -119,11 +119,14 @@ impl Engine<'_> {
             return;
         }
         let start = self.st.last_start[job as usize];
-        let seg = |node, milli, shared_gpu| crate::metrics::Segment { job, start, end: self.now, node, milli, shared_gpu };
+        let seg =
+            |node, milli, shared_gpu| crate::metrics::Segment { job, start, end: self.now, node, milli, shared_gpu };
         let segs: Vec<crate::metrics::Segment> = match self.st.spot[job as usize].as_ref().expect("running") {
             Spot::Node { node, gpus } => vec![seg(*node, *gpus as u64 * 1000, None)],
             Spot::Nodes(list) => list.iter().map(|&n| seg(n, self.nodes.gpus_of(n) as u64 * 1000, None)).collect(),
-            Spot::Shared(SharedSpot::Gpu(g)) => vec![seg(self.nodes.gpu_node[*g as usize], self.demand(job).milli(), Some(*g))],
+            Spot::Shared(SharedSpot::Gpu(g)) => {
+                vec![seg(self.nodes.gpu_node[*g as usize], self.demand(job).milli(), Some(*g))]
+            }
             Spot::Shared(SharedSpot::EmptyOn(_)) => unreachable!("allocation resolves the GPU"),
         };
         self.segments.extend(segs);

@@ -166,7 +166,10 @@ impl<'a> Engine<'a> {
         }
         while let Some((kind, job, v)) = self.events.pop_at(t, Kind::Pass) {
             self.event_count += 1;
-            if kind == Kind::Rekey && v == self.st.version[job as usize] && self.st.phase[job as usize] == Phase::Waiting {
+            if kind == Kind::Rekey
+                && v == self.st.version[job as usize]
+                && self.st.phase[job as usize] == Phase::Waiting
+            {
                 self.rekey(job);
             }
         }

@@ -92,7 +92,9 @@ impl Engine<'_> {
         let next = self
             .running
             .iter()
-            .filter_map(|&j| self.policy.running_change(&self.w.jobs[j as usize], &self.st.progress[j as usize], self.now))
+            .filter_map(|&j| {
+                self.policy.running_change(&self.w.jobs[j as usize], &self.st.progress[j as usize], self.now)
+            })
             .min();
         if let Some(at) = next {
             self.request_pass(at.max(self.now + 1));

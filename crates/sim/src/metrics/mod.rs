@@ -125,7 +125,8 @@ impl Engine<'_> {
             }
         };
         let waiting_now = if st.phase[i] == Phase::Waiting { self.now - st.progress[i].queued_at } else { 0 };
-        let queue_time = matches!(st.phase[i], Phase::Done | Phase::Running | Phase::Waiting).then(|| st.waited[i] + waiting_now);
+        let queue_time =
+            matches!(st.phase[i], Phase::Done | Phase::Running | Phase::Waiting).then(|| st.waited[i] + waiting_now);
         let jct = st.end[i].map(|e| e - job.submit);
         let bound = self.cfg.bounded_slowdown_threshold;
         JobResult {

@@ -56,11 +56,20 @@ pub(crate) enum Spot {
 }
 
 /// Finds a spot for `demand` without allocating it (`None`: does not fit now).
-pub(crate) fn find(rule: &mut dyn Rule, nodes: &Nodes, demand: Demand, ty: Option<u16>, cpu: u32, extra: Accept) -> Option<Spot> {
+pub(crate) fn find(
+    rule: &mut dyn Rule,
+    nodes: &Nodes,
+    demand: Demand,
+    ty: Option<u16>,
+    cpu: u32,
+    extra: Accept,
+) -> Option<Spot> {
     let accept = |n: u32| extra(n) && nodes.cpu_free(n) >= cpu;
     match demand {
         Demand::Shared(m) => rule.shared(nodes, m, ty, &accept).map(Spot::Shared),
-        Demand::Whole(g) if g <= largest_node(nodes, ty) => rule.node(nodes, g, ty, &accept).map(|node| Spot::Node { node, gpus: g }),
+        Demand::Whole(g) if g <= largest_node(nodes, ty) => {
+            rule.node(nodes, g, ty, &accept).map(|node| Spot::Node { node, gpus: g })
+        }
         Demand::Whole(g) => search::whole_nodes(nodes, g, ty, extra, rule.rng()).map(Spot::Nodes),
     }
 }

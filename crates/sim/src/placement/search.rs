@@ -20,7 +20,9 @@ fn first_accepted<'a>(mut ids: impl Iterator<Item = &'a u32>, accept: Accept) ->
 /// Best fit: the node with the fewest free GPUs that still has `g`, ties by lowest id.
 pub(crate) fn fullest(nodes: &Nodes, g: u32, ty: Option<u16>, accept: Accept) -> Option<u32> {
     let per_group = nodes.matching(ty).filter_map(|(_, grp)| {
-        grp.nonempty.range(g..).find_map(|&lvl| first_accepted(grp.levels[lvl as usize].ordered.iter(), accept).map(|n| (lvl, n)))
+        grp.nonempty
+            .range(g..)
+            .find_map(|&lvl| first_accepted(grp.levels[lvl as usize].ordered.iter(), accept).map(|n| (lvl, n)))
     });
     per_group.min().map(|(_, n)| n)
 }
@@ -28,9 +30,11 @@ pub(crate) fn fullest(nodes: &Nodes, g: u32, ty: Option<u16>, accept: Accept) ->
 /// Max-min balance: the node with the largest free share of its GPUs, ties by lowest id.
 pub(crate) fn emptiest(nodes: &Nodes, g: u32, ty: Option<u16>, accept: Accept) -> Option<u32> {
     let per_group = nodes.matching(ty).filter_map(|(_, grp)| {
-        let found = grp.nonempty.range(g..).rev().find_map(|&lvl| {
-            first_accepted(grp.levels[lvl as usize].ordered.iter(), accept).map(|n| (lvl, n))
-        });
+        let found = grp
+            .nonempty
+            .range(g..)
+            .rev()
+            .find_map(|&lvl| first_accepted(grp.levels[lvl as usize].ordered.iter(), accept).map(|n| (lvl, n)));
         found.map(|(lvl, n)| (lvl, grp.gpus, n))
     });
     per_group.min_by(emptier).map(|(_, _, n)| n)
@@ -54,7 +58,8 @@ pub(crate) fn lowest_id(nodes: &Nodes, g: u32, ty: Option<u16>, accept: Accept) 
 /// A uniform choice among the nodes with `g` free GPUs; when the drawn node
 /// is not accepted (CPU, reservation), the first fit among accepted ones.
 pub(crate) fn uniform(nodes: &Nodes, g: u32, ty: Option<u16>, accept: Accept, rng: &mut Rng) -> Option<u32> {
-    let levels = || nodes.matching(ty).flat_map(|(_, grp)| grp.nonempty.range(g..).map(move |&l| &grp.levels[l as usize]));
+    let levels =
+        || nodes.matching(ty).flat_map(|(_, grp)| grp.nonempty.range(g..).map(move |&l| &grp.levels[l as usize]));
     let total: u64 = levels().map(|l| l.dense.len() as u64).sum();
     if total == 0 {
         return None;
@@ -74,7 +79,8 @@ pub(crate) fn uniform(nodes: &Nodes, g: u32, ty: Option<u16>, accept: Accept, rn
 pub(crate) fn most_used_gpu(nodes: &Nodes, milli: u32, ty: Option<u16>, accept: Accept) -> Option<u32> {
     let cap = MILLI_PER_GPU - milli;
     let ok = |gpu: u32| accept(nodes.gpu_node[gpu as usize]);
-    let per_type = nodes.matching_shared(ty).filter_map(|s| s.by_used.range(..=(cap, u32::MAX)).rev().find(|e| ok(e.1)).copied());
+    let per_type =
+        nodes.matching_shared(ty).filter_map(|s| s.by_used.range(..=(cap, u32::MAX)).rev().find(|e| ok(e.1)).copied());
     per_type.max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1))).map(|(_, gpu)| gpu)
 }
 
@@ -82,7 +88,8 @@ pub(crate) fn most_used_gpu(nodes: &Nodes, milli: u32, ty: Option<u16>, accept: 
 pub(crate) fn least_used_gpu(nodes: &Nodes, milli: u32, ty: Option<u16>, accept: Accept) -> Option<u32> {
     let cap = MILLI_PER_GPU - milli;
     let ok = |gpu: u32| accept(nodes.gpu_node[gpu as usize]);
-    let per_type = nodes.matching_shared(ty).filter_map(|s| s.by_used.range(..=(cap, u32::MAX)).find(|e| ok(e.1)).copied());
+    let per_type =
+        nodes.matching_shared(ty).filter_map(|s| s.by_used.range(..=(cap, u32::MAX)).find(|e| ok(e.1)).copied());
     per_type.min().map(|(_, gpu)| gpu)
 }
 
@@ -110,7 +117,13 @@ pub(crate) fn uniform_gpu(nodes: &Nodes, milli: u32, ty: Option<u16>, accept: Ac
 /// Whole free nodes for a job larger than any node it may use: larger nodes
 /// first, and the last piece on the smallest free node that covers the rest.
 /// Lowest ids unless `rng` is given (then a random free node of each size).
-pub(crate) fn whole_nodes(nodes: &Nodes, need: u32, ty: Option<u16>, accept: Accept, mut rng: Option<&mut Rng>) -> Option<Vec<u32>> {
+pub(crate) fn whole_nodes(
+    nodes: &Nodes,
+    need: u32,
+    ty: Option<u16>,
+    accept: Accept,
+    mut rng: Option<&mut Rng>,
+) -> Option<Vec<u32>> {
     let mut taken: Vec<u32> = Vec::new();
     let mut left = need as u64;
     while left > 0 {

@@ -2,7 +2,9 @@
 //! run, and an assertion over every job's start and end.
 #![allow(dead_code)]
 
-use tracelab_sim::{simulate, Cluster, Discipline, Job, Placement, Policy, PreemptOverhead, SimConfig, SimResult, Workload};
+use tracelab_sim::{
+    simulate, Cluster, Discipline, Job, Placement, Policy, PreemptOverhead, SimConfig, SimResult, Workload,
+};
 
 /// A job of user 0 / vc 0 / group 0, times in seconds, `gpus` may be fractional.
 pub fn job(id: u32, submit_s: i64, dur_s: i64, gpus: f64) -> Job {
