@@ -141,3 +141,25 @@ fn least_shared_prefers_the_gpu_with_fewest_jobs() {
     let r = share(Placement::LeastShared, 2.0, 2, jobs);
     assert_times(&r, &[(0, 18), (0, 19), (1, 20), (2, 20)]);
 }
+
+/// CPUs count on nodes that declare them: two nodes of 4 GPUs and 4 cores, greedy pack.
+/// J0 t0 10s 1g 4c: node 0 (tie, lowest id); node 0 has no core left.
+/// J1 t0 10s 1g 2c: node 0 is the fullest by GPUs but has no core: node 1.
+/// J2 t1 10s 2g 3c: GPUs are free but no node has 3 cores: skipped, waits.
+/// J3 t2 10s 1g 1c: node 0 (tie by GPUs, lowest id) has no core: node 1 (2 left), 2-12.
+/// t10: J2: node 1 is the fullest (3 free GPUs) and has 3 cores left: 10-20.
+#[test]
+fn cpu_capacity_is_checked_where_declared() {
+    let cluster = Cluster::from_groups(&[NodeGroup { count: 2, gpus: 4, cpu_milli: Some(4000), gpu_type: 0 }]).unwrap();
+    let with_cpu = |j: tracelab_sim::Job, cores: u32| tracelab_sim::Job { cpu_milli: Some(cores * 1000), ..j };
+    let jobs = vec![
+        with_cpu(job(0, 0, 10, 1.0), 4),
+        with_cpu(job(1, 0, 10, 1.0), 2),
+        with_cpu(job(2, 1, 10, 2.0), 3),
+        with_cpu(job(3, 2, 10, 1.0), 1),
+    ];
+    let cfg = config(Policy::Fifo, Discipline::Greedy, Placement::Pack);
+    let r = simulate(&Workload::from_jobs(jobs), &cluster, &cfg).unwrap();
+    assert_times(&r, &[(0, 10), (0, 10), (10, 20), (2, 12)]);
+    assert_eq!(nodes_of(&r), vec![0, 1, 1, 1]);
+}

@@ -112,3 +112,29 @@ fn fair_prefers_the_vc_holding_fewer_gpus() {
     let r = run(&config(Policy::Fifo, Discipline::Greedy, Placement::Pack), 1, 4, jobs);
     assert_times(&r, &[(0, 100), (100, 110), (100, 110), (110, 120)]);
 }
+
+/// LAS with the starvation guard (factor 1), one 4-GPU node, threshold 100 GPU-s.
+/// J0 t0 200s 4g, J1 t10 100s 4g. Both are demoted after 25 s of running (100 GPU-s).
+/// t25 J0 demoted, J1 (Q0) preempts it. t50 J1 demoted: both Q1, J0 submitted
+/// first: J0 resumes, J1 waits (executed 25 s since its last promotion).
+/// t75 J1 has waited 25 >= 1 x 25: back to Q0 (counts reset), preempts J0.
+/// t100 J1 demoted again: J0 first again; J1 promoted at 125, demoted at 150,
+/// promoted at 175 and runs its last 25 s: ends 200. J0's own promotion never
+/// comes due (it waits 25 s at a time after running 50, 75 and 100 s). J0 runs
+/// 0-25, 50-75, 100-125, 150-175, 200-300: ends 300 after 4 preemptions; J1 3.
+#[test]
+fn las_starvation_guard_promotes_waiting_jobs() {
+    let cfg = SimConfig {
+        las_thresholds_gpu_s: vec![100.0],
+        las_starvation_factor: Some(1.0),
+        ..config(Policy::Las, Discipline::Greedy, Placement::Pack)
+    };
+    let r = run(&cfg, 1, 4, vec![job(0, 0, 200, 4.0), job(1, 10, 100, 4.0)]);
+    assert_times(&r, &[(0, 300), (25, 200)]);
+    assert_eq!((r.jobs[0].preemptions, r.jobs[1].preemptions), (4, 3));
+    assert_eq!((r.jobs[0].queue_time, r.jobs[1].queue_time), (Some(100_000), Some(90_000)));
+    // Without the guard J1 waits from 50 until J0 ends: J0 50-225, J1 225-300.
+    let cfg = SimConfig { las_starvation_factor: None, ..cfg };
+    let r = run(&cfg, 1, 4, vec![job(0, 0, 200, 4.0), job(1, 10, 100, 4.0)]);
+    assert_times(&r, &[(0, 225), (25, 300)]);
+}
