@@ -60,3 +60,24 @@ fn series_resample_to_time_weighted_means() {
     assert_eq!(bins.time, vec![0, 20_000]);
     assert_eq!(bins.allocated_gpus, vec![2.5, 2.0]);
 }
+
+/// `until` stops the replay and reports what is left. One 4-GPU node:
+/// J0 t0 10s 4g runs 0-10; J1 t1 5s 4g waits; J2 t20 is never submitted.
+/// Stopped at 5 s: J0 running, J1 waiting for 4 s, J2 not submitted.
+#[test]
+fn until_reports_unfinished_jobs() {
+    let mut cfg = config(Policy::Fifo, Discipline::Greedy, Placement::Pack);
+    cfg.until = Some(5_000);
+    let r = run(&cfg, 1, 4, vec![job(0, 0, 10, 4.0), job(1, 1, 5, 4.0), job(2, 20, 1, 1.0)]);
+    use tracelab_sim::JobStatus::*;
+    let status: Vec<_> = r.jobs.iter().map(|j| j.status.clone()).collect();
+    assert_eq!(status, vec![Running, Waiting, NotSubmitted]);
+    assert_eq!(r.jobs[1].queue_time, Some(4_000));
+    let s = &r.summary;
+    assert_eq!(
+        (s.jobs_submitted, s.jobs_done, s.jobs_left_running, s.jobs_left_waiting, s.jobs_not_submitted),
+        (2, 0, 1, 1, 1)
+    );
+    // 4 GPUs allocated over the whole 5-s window.
+    assert_eq!(s.gpu_utilisation, 1.0);
+}
