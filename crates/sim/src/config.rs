@@ -1,0 +1,233 @@
+//! What a run is asked to do: the policy, queue discipline and placement (each
+//! parsed from its CLI name, with an error listing the valid ones) and the
+//! engine's options with their documented defaults.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SimError;
+use crate::time::{Millis, SECOND};
+
+/// An enum of named choices: `name()`, `ALL`, `FromStr` and `Display`.
+macro_rules! named_enum {
+    ($(#[$m:meta])* $ty:ident, $kind:literal { $($(#[$vm:meta])* $var:ident => $name:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $ty { $($(#[$vm])* #[serde(rename = $name)] $var),+ }
+        impl $ty {
+            /// Every choice, in documentation order.
+            pub const ALL: &'static [$ty] = &[$($ty::$var),+];
+            /// The CLI name.
+            pub fn name(self) -> &'static str { match self { $($ty::$var => $name),+ } }
+        }
+        impl FromStr for $ty {
+            type Err = SimError;
+            fn from_str(s: &str) -> Result<Self, SimError> {
+                $ty::ALL.iter().copied().find(|v| v.name() == s).ok_or_else(|| SimError::UnknownName {
+                    kind: $kind,
+                    name: s.to_string(),
+                    valid: $ty::ALL.iter().map(|v| v.name()).collect::<Vec<_>>().join(", "),
+                })
+            }
+        }
+        impl fmt::Display for $ty {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
+        }
+    };
+}
+
+named_enum!(
+    /// Which job the queue prefers (see `docs/simulate.md` for each policy's paper).
+    Policy, "policy" {
+        /// Submission order.
+        Fifo => "fifo",
+        /// Shortest trace duration first (oracle).
+        Sjf => "sjf",
+        /// Shortest remaining time first, preemptive (Helios `srtf`).
+        Srtf => "srtf",
+        /// Shortest predicted duration first; predictions from jobs finished earlier.
+        SjfPredicted => "sjf-predicted",
+        /// Helios QSSF: predicted duration times GPUs.
+        Qssf => "qssf",
+        /// Tiresias discretized 2D-LAS, preemptive.
+        Las => "las",
+        /// Fewest allocated GPUs of the job's VC (or user) first.
+        Fair => "fair",
+    }
+);
+
+named_enum!(
+    /// How the ordered queue is turned into starts.
+    Discipline, "discipline" {
+        /// Head-of-line blocking: stop at the first job that does not fit (Helios QSSF framework).
+        Strict => "strict",
+        /// Start every job that fits, in order (PAI simulator).
+        Greedy => "greedy",
+        /// Strict plus EASY backfilling around a reservation for the head job.
+        Easy => "easy",
+    }
+);
+
+named_enum!(
+    /// Which node (and GPU) a job is put on.
+    Placement, "placement" {
+        /// Consolidate: the fullest node that fits (best fit), ties by lowest id.
+        Pack => "pack",
+        /// Max-min balance: the emptiest node first, ties by lowest id.
+        Spread => "spread",
+        /// The lowest-numbered node that fits (the PAI simulator's "packing").
+        FirstFit => "first-fit",
+        /// A seeded uniform choice among the nodes that fit.
+        Random => "random",
+        /// Shared GPUs: an empty GPU first, then the one with fewest co-located jobs.
+        LeastShared => "least-shared",
+    }
+);
+
+named_enum!(
+    /// The history key of `sjf-predicted` (the PAI paper's estimators).
+    Predictor, "predictor" {
+        /// Mean duration of the user's finished jobs (PAI `SJU`).
+        User => "user",
+        /// Mean duration of the group's finished jobs (PAI `SJG`).
+        Group => "group",
+        /// Mean duration of the user's finished jobs on the same GPU type (PAI `SJGG`-like).
+        UserGpuType => "user-gpu-type",
+    }
+);
+
+named_enum!(
+    /// Whose share `fair` balances.
+    ShareBy, "fair-share key" {
+        Vc => "vc",
+        User => "user",
+    }
+);
+
+named_enum!(
+    /// What to do with a job that can never run on the cluster.
+    OnUnplaceable, "unplaceable-job action" {
+        /// Fail the run with a typed error naming the job.
+        Error => "error",
+        /// Leave it out of the schedule and report it with its reason.
+        Skip => "skip",
+    }
+);
+
+/// Extra service a job needs after each preemption (checkpoint and restore).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreemptOverhead {
+    /// No cost.
+    None,
+    /// Helios `srtf`: 7 s for 1 GPU, 30 s up to 8 GPUs, 60 s beyond.
+    Helios,
+    /// The same cost for every job.
+    Fixed(Millis),
+}
+
+impl PreemptOverhead {
+    /// The overhead charged to a job of `gpus` GPUs (fractions count as one).
+    pub fn for_gpus(self, gpus: u32) -> Millis {
+        match self {
+            PreemptOverhead::None => 0,
+            PreemptOverhead::Fixed(ms) => ms,
+            PreemptOverhead::Helios if gpus <= 1 => 7 * SECOND,
+            PreemptOverhead::Helios if gpus <= 8 => 30 * SECOND,
+            PreemptOverhead::Helios => 60 * SECOND,
+        }
+    }
+}
+
+/// Everything a run needs besides the workload and the cluster.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SimConfig {
+    pub policy: Policy,
+    pub discipline: Discipline,
+    pub placement: Placement,
+    /// Seed of the `random` placement (the only randomness in the engine).
+    pub seed: u64,
+    /// Progress of a job slows by this factor while its GPU is shared with
+    /// another job (1.0 = no interference; Horus measured 2.4-3.4 for bad pairs).
+    pub share_slowdown: f64,
+    /// Cost of each preemption (preemptive policies only).
+    pub preempt_overhead: PreemptOverhead,
+    /// History key of `sjf-predicted`.
+    pub predictor: Predictor,
+    /// Whose share `fair` balances.
+    pub fair_by: ShareBy,
+    /// `las` queue thresholds in GPU-seconds of attained service (ascending).
+    pub las_thresholds_gpu_s: Vec<f64>,
+    /// `las` starvation guard: a demoted job waiting at least this many times
+    /// its executed time goes back to the first queue (Tiresias' knob); off if `None`.
+    pub las_starvation_factor: Option<f64>,
+    /// Bounded slowdown uses `max(duration, this)` as denominator.
+    pub bounded_slowdown_threshold: Millis,
+    pub on_unplaceable: OnUnplaceable,
+    /// Stop the replay at this time; unfinished jobs are reported as left.
+    pub until: Option<Millis>,
+    /// Record the step-function time series (allocated GPUs, queue, running).
+    pub record_series: bool,
+    /// Record every run segment with its nodes and GPUs (for Gantt charts and
+    /// audits; one record per node per segment).
+    pub record_segments: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> Self {
+        SimConfig {
+            policy: Policy::Fifo,
+            discipline: Discipline::Greedy,
+            placement: Placement::Pack,
+            seed: 0,
+            share_slowdown: 1.0,
+            preempt_overhead: PreemptOverhead::Helios,
+            predictor: Predictor::Group,
+            fair_by: ShareBy::Vc,
+            las_thresholds_gpu_s: vec![3600.0],
+            las_starvation_factor: None,
+            bounded_slowdown_threshold: 10 * SECOND,
+            on_unplaceable: OnUnplaceable::Error,
+            until: None,
+            record_series: true,
+            record_segments: false,
+        }
+    }
+}
+
+impl SimConfig {
+    /// A default configuration with these three choices.
+    pub fn new(policy: Policy, discipline: Discipline, placement: Placement) -> SimConfig {
+        SimConfig { policy, discipline, placement, ..SimConfig::default() }
+    }
+
+    /// Rejects combinations and values the engine cannot honour.
+    pub fn validate(&self) -> Result<(), SimError> {
+        let bad = |s: &str| Err(SimError::BadOption(s.to_string()));
+        if !(self.share_slowdown >= 1.0 && self.share_slowdown.is_finite()) {
+            return bad("share_slowdown must be a finite number >= 1");
+        }
+        if self.preemptive() && self.discipline == Discipline::Easy {
+            return bad("easy backfilling needs a non-preemptive policy (srtf and las preempt instead)");
+        }
+        let t = &self.las_thresholds_gpu_s;
+        if t.iter().any(|x| !(*x > 0.0 && x.is_finite())) || t.windows(2).any(|w| w[0] >= w[1]) {
+            return bad("las thresholds must be positive and strictly ascending");
+        }
+        if self.las_starvation_factor.is_some_and(|f| !(f > 0.0 && f.is_finite())) {
+            return bad("las starvation factor must be positive");
+        }
+        if self.bounded_slowdown_threshold <= 0 {
+            return bad("bounded slowdown threshold must be positive");
+        }
+        Ok(())
+    }
+
+    /// Whether the policy suspends running jobs.
+    pub fn preemptive(&self) -> bool {
+        matches!(self.policy, Policy::Srtf | Policy::Las)
+    }
+}

@@ -1,0 +1,263 @@
+//! A job's life: arrival, queueing, start, progress (and its rate while a GPU
+//! is shared), preemption and completion. Progress is settled lazily: a job's
+//! remaining service is brought up to date only when its rate changes or the
+//! job stops, and its completion event is rescheduled then (stale events are
+//! recognised by a version number).
+
+use super::state::{Kind, Phase};
+use super::Engine;
+use crate::engine::nodes::SharedSpot;
+use crate::job::{Demand, JobId};
+use crate::placement::search::Accept;
+use crate::placement::{self, Spot};
+use crate::time::Millis;
+
+impl Engine<'_> {
+    fn demand(&self, job: JobId) -> Demand {
+        self.w.jobs[job as usize].demand().expect("admitted jobs ask for GPUs")
+    }
+
+    fn cpu(&self, job: JobId) -> u32 {
+        self.w.jobs[job as usize].cpu_milli.unwrap_or(0)
+    }
+
+    pub(crate) fn arrive(&mut self, job: JobId) {
+        let j = &self.w.jobs[job as usize];
+        let i = job as usize;
+        self.st.phase[i] = Phase::Waiting;
+        self.st.progress[i].remaining = j.duration as f64;
+        self.st.progress[i].queued_at = j.submit;
+        self.st.class[i] = self.queue.class_id((self.demand(job), j.gpu_type));
+        self.st.entity[i] = match (self.fair, self.cfg.fair_by) {
+            (false, _) => 0,
+            (true, crate::config::ShareBy::Vc) => j.vc,
+            (true, crate::config::ShareBy::User) => j.user,
+        };
+        let key = self.policy.key(j, &self.st.progress[i], self.now);
+        self.enqueue(job, key);
+    }
+
+    fn entry(&self, job: JobId) -> super::queue::Entry {
+        (self.st.key[job as usize], self.w.jobs[job as usize].submit, job)
+    }
+
+    pub(crate) fn enqueue(&mut self, job: JobId, key: crate::policy::Key) {
+        let i = job as usize;
+        self.st.key[i] = key;
+        self.queue.insert(self.st.entity[i], self.st.class[i], self.entry(job));
+        if let Some(at) = self.policy.waiting_change(&self.w.jobs[i], &self.st.progress[i]) {
+            self.events.push(at.max(self.now), Kind::Rekey, job, self.st.version[i]);
+        }
+    }
+
+    pub(crate) fn dequeue(&mut self, job: JobId) {
+        let i = job as usize;
+        self.queue.remove(self.st.entity[i], self.st.class[i], self.entry(job));
+    }
+
+    pub(crate) fn rekey(&mut self, job: JobId) {
+        self.dequeue(job);
+        let i = job as usize;
+        self.st.version[i] += 1;
+        let key = self.policy.rekey(&self.w.jobs[i], &self.st.progress[i], self.now);
+        self.enqueue(job, key);
+    }
+
+    /// Starts `job` if a spot accepted by `extra` exists now.
+    pub(crate) fn try_start(&mut self, job: JobId, extra: Accept) -> bool {
+        let (demand, ty, cpu) = (self.demand(job), self.w.jobs[job as usize].gpu_type, self.cpu(job));
+        let Some(spot) = placement::find(self.rule.as_mut(), &self.nodes, demand, ty, cpu, extra) else {
+            return false;
+        };
+        self.dequeue(job);
+        self.start_on(job, spot);
+        true
+    }
+
+    fn start_on(&mut self, job: JobId, spot: Spot) {
+        let (i, now) = (job as usize, self.now);
+        let spot = self.allocate(job, spot);
+        self.st.phase[i] = Phase::Running;
+        self.st.waited[i] += now - self.st.progress[i].queued_at;
+        self.st.first_start[i].get_or_insert(now);
+        self.st.last_start[i] = now;
+        self.note_nodes(job, &spot);
+        self.st.last_update[i] = now;
+        self.st.version[i] += 1;
+        self.add_running(job);
+        self.change_alloc(job, true);
+        self.policy.on_start(&self.w.jobs[i], now);
+        let shared = match spot {
+            Spot::Shared(SharedSpot::Gpu(g)) => Some(g),
+            _ => None,
+        };
+        self.st.spot[i] = Some(spot);
+        self.st.slowed[i] = false;
+        match shared {
+            Some(gpu) => self.reset_rates(gpu, Some(job)),
+            None => self.schedule_end(job),
+        }
+    }
+
+    /// Takes the resources of `spot`; a fractional job's spot becomes its GPU.
+    fn allocate(&mut self, job: JobId, spot: Spot) -> Spot {
+        let cpu = self.cpu(job);
+        match spot {
+            Spot::Node { node, gpus } => self.nodes.alloc_whole(node, gpus, cpu),
+            Spot::Nodes(ref list) => list.iter().for_each(|&n| self.nodes.alloc_whole(n, self.nodes.gpus_of(n), 0)),
+            Spot::Shared(s) => {
+                let Demand::Shared(m) = self.demand(job) else { unreachable!("shared spot for a whole job") };
+                return Spot::Shared(SharedSpot::Gpu(self.nodes.alloc_shared(job, m, s, cpu)));
+            }
+        }
+        spot
+    }
+
+    /// Records the run that ends now, one segment per node.
+    fn close_segment(&mut self, job: JobId) {
+        if !self.cfg.record_segments {
+            return;
+        }
+        let start = self.st.last_start[job as usize];
+        let seg =
+            |node, milli, shared_gpu| crate::metrics::Segment { job, start, end: self.now, node, milli, shared_gpu };
+        let segs: Vec<crate::metrics::Segment> = match self.st.spot[job as usize].as_ref().expect("running") {
+            Spot::Node { node, gpus } => vec![seg(*node, *gpus as u64 * 1000, None)],
+            Spot::Nodes(list) => list.iter().map(|&n| seg(n, self.nodes.gpus_of(n) as u64 * 1000, None)).collect(),
+            Spot::Shared(SharedSpot::Gpu(g)) => {
+                vec![seg(self.nodes.gpu_node[*g as usize], self.demand(job).milli(), Some(*g))]
+            }
+            Spot::Shared(SharedSpot::EmptyOn(_)) => unreachable!("allocation resolves the GPU"),
+        };
+        self.segments.extend(segs);
+    }
+
+    fn release(&mut self, job: JobId) -> Option<u32> {
+        self.close_segment(job);
+        let cpu = self.cpu(job);
+        match self.st.spot[job as usize].take().expect("a running job has a spot") {
+            Spot::Node { node, gpus } => self.nodes.release_whole(node, gpus, cpu),
+            Spot::Nodes(list) => list.iter().for_each(|&n| self.nodes.release_whole(n, self.nodes.gpus_of(n), 0)),
+            Spot::Shared(SharedSpot::Gpu(gpu)) => {
+                let Demand::Shared(m) = self.demand(job) else { unreachable!("shared spot for a whole job") };
+                self.nodes.release_shared(job, m, gpu, cpu);
+                return Some(gpu);
+            }
+            Spot::Shared(SharedSpot::EmptyOn(_)) => unreachable!("allocation resolves the GPU"),
+        }
+        None
+    }
+
+    fn note_nodes(&mut self, job: JobId, spot: &Spot) {
+        let i = job as usize;
+        let (first, count) = match spot {
+            Spot::Node { node, .. } => (*node, 1),
+            Spot::Nodes(list) => (list[0], list.len() as u32),
+            Spot::Shared(SharedSpot::Gpu(g)) => (self.nodes.gpu_node[*g as usize], 1),
+            Spot::Shared(SharedSpot::EmptyOn(n)) => (*n, 1),
+        };
+        self.st.first_node[i] = Some(first);
+        self.st.node_count[i] = count;
+    }
+
+    /// Milli-GPUs `job` holds while running (whole nodes count in full).
+    pub(crate) fn held(&self, job: JobId) -> u64 {
+        match &self.st.spot[job as usize] {
+            Some(Spot::Nodes(list)) => list.iter().map(|&n| self.nodes.gpus_of(n) as u64 * 1000).sum(),
+            _ => self.demand(job).milli(),
+        }
+    }
+
+    fn change_alloc(&mut self, job: JobId, add: bool) {
+        if !self.fair {
+            return;
+        }
+        let (e, held) = (self.st.entity[job as usize] as usize, self.held(job));
+        let a = &mut self.entity_alloc[e];
+        *a = if add { *a + held } else { *a - held };
+        self.queue.set_value(e as u32, self.entity_alloc[e]);
+    }
+
+    /// Brings a running job's progress up to `now`.
+    pub(crate) fn settle(&mut self, job: JobId) {
+        let i = job as usize;
+        let elapsed = self.now - self.st.last_update[i];
+        if elapsed <= 0 {
+            return;
+        }
+        let slow = if self.st.slowed[i] { self.cfg.share_slowdown } else { 1.0 };
+        let milli = self.demand(job).milli() as i64;
+        let p = &mut self.st.progress[i];
+        p.remaining = (p.remaining - elapsed as f64 / slow).max(0.0);
+        p.attained += elapsed * milli;
+        p.executed += elapsed;
+        self.st.last_update[i] = self.now;
+    }
+
+    pub(crate) fn schedule_end(&mut self, job: JobId) {
+        let i = job as usize;
+        let slow = if self.st.slowed[i] { self.cfg.share_slowdown } else { 1.0 };
+        let left = self.st.progress[i].remaining * slow;
+        let end = self.st.last_update[i] + left.ceil() as Millis;
+        self.set_end(job, Some(end));
+        self.st.version[i] += 1;
+        self.st.end_at[i] = end;
+        self.events.push(end, Kind::End, job, self.st.version[i]);
+    }
+
+    /// Re-derives the rate of every job on `gpu` after its tenants changed
+    /// (`new` just arrived there and needs its first completion event).
+    fn reset_rates(&mut self, gpu: u32, new: Option<JobId>) {
+        let tenants = self.nodes.gpu_jobs[gpu as usize].clone();
+        let shared = tenants.len() > 1 && self.cfg.share_slowdown > 1.0;
+        for job in tenants {
+            if self.st.slowed[job as usize] != shared || new == Some(job) {
+                self.settle(job);
+                self.st.slowed[job as usize] = shared;
+                self.schedule_end(job);
+            }
+        }
+    }
+
+    pub(crate) fn finish(&mut self, job: JobId) {
+        let i = job as usize;
+        self.set_end(job, None);
+        self.settle(job);
+        self.change_alloc(job, false);
+        let gpu = self.release(job);
+        self.st.phase[i] = Phase::Done;
+        self.st.end[i] = Some(self.now);
+        self.st.version[i] += 1;
+        self.remove_running(job);
+        self.policy.on_finish(&self.w.jobs[i], self.now);
+        if let Some(gpu) = gpu {
+            self.reset_rates(gpu, None);
+        }
+    }
+
+    /// Suspends a running job: it keeps its remaining service, pays the
+    /// preemption overhead and waits again.
+    pub(crate) fn preempt(&mut self, job: JobId) {
+        let i = job as usize;
+        self.set_end(job, None);
+        self.settle(job);
+        self.change_alloc(job, false);
+        let gpu = self.release(job);
+        self.remove_running(job);
+        self.st.phase[i] = Phase::Waiting;
+        self.st.version[i] += 1;
+        let gpus = match self.demand(job) {
+            Demand::Shared(_) => 1,
+            Demand::Whole(g) => g,
+        };
+        let p = &mut self.st.progress[i];
+        p.remaining += self.cfg.preempt_overhead.for_gpus(gpus) as f64;
+        p.preemptions += 1;
+        p.queued_at = self.now;
+        let key = self.policy.key(&self.w.jobs[i], &self.st.progress[i], self.now);
+        self.enqueue(job, key);
+        if let Some(gpu) = gpu {
+            self.reset_rates(gpu, None);
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The discrete-event loop. Time jumps from event to event (completions,
+//! arrivals, policy wake-ups); at each distinct time the engine processes, in
+//! this order, every completion, every arrival (by submission time then job
+//! id), every re-key, and then one scheduling pass. A job submitted at `t`
+//! can therefore start at `t`, on GPUs freed at `t`, exactly as in the PAI
+//! simulator's and Helios' one-second ticks, without simulating idle seconds.
+
+mod backfill;
+mod lifecycle;
+pub(crate) mod nodes;
+mod pass;
+mod preempt;
+pub(crate) mod queue;
+pub(crate) mod state;
+
+use crate::cluster::Cluster;
+use crate::config::{OnUnplaceable, ShareBy, SimConfig};
+use crate::error::{SimError, Unplaceable};
+use crate::job::{JobId, Workload};
+use crate::metrics::series::Series;
+use crate::placement::{self, Rule};
+use crate::policy::{self, PolicyImpl};
+use crate::time::Millis;
+use nodes::Nodes;
+use queue::WaitQueue;
+use state::{Events, JobState, Kind, Phase};
+
+pub(crate) struct Engine<'a> {
+    pub(crate) w: &'a Workload,
+    pub(crate) cfg: &'a SimConfig,
+    pub(crate) nodes: Nodes,
+    pub(crate) rule: Box<dyn Rule>,
+    pub(crate) policy: Box<dyn PolicyImpl>,
+    pub(crate) queue: WaitQueue,
+    pub(crate) st: JobState,
+    pub(crate) events: Events,
+    arrivals: Vec<JobId>,
+    next_arrival: usize,
+    pub(crate) running: Vec<JobId>,
+    running_pos: Vec<u32>,
+    pub(crate) entity_alloc: Vec<u64>,
+    pub(crate) fair: bool,
+    pub(crate) now: Millis,
+    pub(crate) series: Series,
+    /// Allocated milli-GPU-milliseconds so far, and when it was last brought up to date.
+    pub(crate) gpu_area: f64,
+    area_at: Option<Millis>,
+    pub(crate) first_event: Option<Millis>,
+    pending_pass: Option<Millis>,
+    pub(crate) unplaceable: Vec<(JobId, Unplaceable)>,
+    pub(crate) event_count: u64,
+    pub(crate) segments: Vec<crate::metrics::Segment>,
+    /// EASY: the head job, its reservation time and reserved nodes.
+    pub(crate) reservation_cache: Option<(JobId, Millis, Vec<u32>)>,
+    /// EASY: running jobs by scheduled completion.
+    pub(crate) ends: std::collections::BTreeSet<(Millis, JobId)>,
+    track_ends: bool,
+}
+
+impl<'a> Engine<'a> {
+    pub(crate) fn new(w: &'a Workload, cluster: &Cluster, cfg: &'a SimConfig) -> Result<Engine<'a>, SimError> {
+        let fair = cfg.policy == crate::config::Policy::Fair;
+        let entities = match (fair, cfg.fair_by) {
+            (false, _) => 1,
+            (true, ShareBy::Vc) => w.n_vcs,
+            (true, ShareBy::User) => w.n_users,
+        };
+        let policy = policy::build(cfg, w);
+        let mut engine = Engine {
+            w,
+            cfg,
+            nodes: Nodes::new(cluster),
+            rule: placement::rule(cfg.placement, cfg.seed),
+            queue: WaitQueue::new(entities, policy.preemptive()),
+            policy,
+            st: JobState::new(w.jobs.len()),
+            events: Events::default(),
+            arrivals: Vec::new(),
+            next_arrival: 0,
+            running: Vec::new(),
+            running_pos: vec![u32::MAX; w.jobs.len()],
+            entity_alloc: vec![0; entities.max(1) as usize],
+            fair,
+            now: 0,
+            series: Series::default(),
+            gpu_area: 0.0,
+            area_at: None,
+            first_event: None,
+            pending_pass: None,
+            unplaceable: Vec::new(),
+            event_count: 0,
+            segments: Vec::new(),
+            reservation_cache: None,
+            ends: std::collections::BTreeSet::new(),
+            track_ends: cfg.discipline == crate::config::Discipline::Easy,
+        };
+        engine.admit(cluster)?;
+        Ok(engine)
+    }
+
+    /// Checks every job against the cluster and lines up the placeable ones.
+    fn admit(&mut self, cluster: &Cluster) -> Result<(), SimError> {
+        for job in &self.w.jobs {
+            match cluster.check_job(job) {
+                Ok(()) => self.arrivals.push(job.id),
+                Err(reason) if self.cfg.on_unplaceable == OnUnplaceable::Skip => {
+                    self.st.phase[job.id as usize] = Phase::Unplaceable;
+                    self.unplaceable.push((job.id, reason));
+                }
+                Err(reason) => return Err(SimError::Unplaceable { job: job.id, reason }),
+            }
+        }
+        let jobs = &self.w.jobs;
+        self.arrivals.sort_by_key(|&j| (jobs[j as usize].submit, j));
+        Ok(())
+    }
+
+    fn next_time(&self) -> Option<Millis> {
+        let arrival = self.arrivals.get(self.next_arrival).map(|&j| self.w.jobs[j as usize].submit);
+        match (arrival, self.events.peek_time()) {
+            (Some(a), Some(e)) => Some(a.min(e)),
+            (a, e) => a.or(e),
+        }
+    }
+
+    /// Runs the replay to the end (or to `until`).
+    pub(crate) fn run(&mut self) {
+        while let Some(t) = self.next_time() {
+            if self.cfg.until.is_some_and(|u| t > u) {
+                break;
+            }
+            self.advance_to(t);
+            self.step();
+        }
+        if let Some(u) = self.cfg.until {
+            self.advance_to(u.max(self.now));
+        }
+    }
+
+    /// Moves the clock, integrating allocated GPUs over the elapsed time.
+    fn advance_to(&mut self, t: Millis) {
+        if let Some(at) = self.area_at {
+            self.gpu_area += self.nodes.allocated_milli as f64 * (t - at) as f64;
+        }
+        self.area_at = Some(t);
+        self.first_event.get_or_insert(t);
+        self.now = t;
+    }
+
+    /// Everything that happens at `self.now`.
+    fn step(&mut self) {
+        let t = self.now;
+        while let Some((_, job, v)) = self.events.pop_at(t, Kind::End) {
+            self.event_count += 1;
+            if v == self.st.version[job as usize] && self.st.phase[job as usize] == Phase::Running {
+                self.finish(job);
+            }
+        }
+        while let Some(&j) = self.arrivals.get(self.next_arrival) {
+            if self.w.jobs[j as usize].submit != t {
+                break;
+            }
+            self.next_arrival += 1;
+            self.event_count += 1;
+            self.arrive(j);
+        }
+        while let Some((kind, job, v)) = self.events.pop_at(t, Kind::Pass) {
+            self.event_count += 1;
+            if kind == Kind::Rekey
+                && v == self.st.version[job as usize]
+                && self.st.phase[job as usize] == Phase::Waiting
+            {
+                self.rekey(job);
+            }
+        }
+        self.pass();
+        self.schedule_wakeup();
+        self.record();
+    }
+
+    /// Asks for a pass at the policy's next wake-up time, once.
+    pub(crate) fn request_pass(&mut self, at: Millis) {
+        if self.pending_pass.is_none_or(|p| p <= self.now || at < p) {
+            self.pending_pass = Some(at);
+            self.events.push(at, Kind::Pass, 0, 0);
+        }
+    }
+
+    fn schedule_wakeup(&mut self) {
+        if let Some(at) = self.policy.wake_at() {
+            self.request_pass(at.max(self.now + 1));
+        }
+    }
+
+    fn record(&mut self) {
+        if self.cfg.record_series {
+            let (q, r) = (self.queue.len() as u32, self.running.len() as u32);
+            self.series.push(self.now, self.nodes.allocated_milli, q, r);
+        }
+    }
+
+    pub(crate) fn add_running(&mut self, job: JobId) {
+        self.running_pos[job as usize] = self.running.len() as u32;
+        self.running.push(job);
+    }
+
+    /// Keeps the completion order of running jobs (EASY only).
+    pub(crate) fn set_end(&mut self, job: JobId, end: Option<Millis>) {
+        if !self.track_ends {
+            return;
+        }
+        if self.st.phase[job as usize] == Phase::Running {
+            self.ends.remove(&(self.st.end_at[job as usize], job));
+        }
+        if let Some(end) = end {
+            self.ends.insert((end, job));
+        }
+    }
+
+    pub(crate) fn remove_running(&mut self, job: JobId) {
+        let p = self.running_pos[job as usize] as usize;
+        self.running.swap_remove(p);
+        if let Some(&moved) = self.running.get(p) {
+            self.running_pos[moved as usize] = p as u32;
+        }
+        self.running_pos[job as usize] = u32::MAX;
+    }
+}

@@ -1,0 +1,45 @@
+//! Typed errors of the engine: bad names, bad inputs, impossible jobs, CSV
+//! rows. Every variant names what was wrong and what was expected, so the CLI
+//! can print it as is.
+
+use thiserror::Error;
+
+use crate::job::JobId;
+
+/// Why a job can never run on a cluster, whatever the schedule.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Error, serde::Serialize, serde::Deserialize)]
+pub enum Unplaceable {
+    /// `gpu_milli == 0`: the engine schedules GPUs only.
+    #[error("asks for no GPU")]
+    NoGpuDemand,
+    /// No node has the GPU type the job is pinned to.
+    #[error("needs GPU type {0}, which no node has")]
+    NoNodeOfType(u16),
+    /// More GPUs than all nodes it may use together.
+    #[error("needs {need} GPUs but the nodes it may use have {have} in total")]
+    TooManyGpus { need: u32, have: u64 },
+    /// More CPU than any node that could hold it.
+    #[error("needs {need} milli-cores but the largest fitting node has {have}")]
+    TooManyCpus { need: u32, have: u32 },
+}
+
+/// Everything the engine can reject.
+#[derive(Debug, Error)]
+pub enum SimError {
+    #[error("unknown {kind} `{name}`; valid names: {valid}")]
+    UnknownName { kind: &'static str, name: String, valid: String },
+    #[error("the workload has no jobs")]
+    EmptyWorkload,
+    #[error("bad cluster: {0}")]
+    BadCluster(String),
+    #[error("job {job}: {what}")]
+    BadJob { job: JobId, what: String },
+    #[error("job {job} can never run: {reason}")]
+    Unplaceable { job: JobId, reason: Unplaceable },
+    #[error("bad option: {0}")]
+    BadOption(String),
+    #[error("line {line}, column `{column}`: {what}")]
+    Csv { line: usize, column: String, what: String },
+    #[error("reading the job list: {0}")]
+    Io(#[from] std::io::Error),
+}

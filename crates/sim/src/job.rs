@@ -1,0 +1,139 @@
+//! The engine's input jobs and workloads: plain types the caller fills from
+//! any trace (a Parquet store, the CSV job list of [`crate::csv`], a test).
+//!
+//! Names (users, VCs, groups, GPU types) stay with the caller: the engine sees
+//! interned `u32`/`u16` ids only, which keeps a million jobs small and
+//! comparisons cheap.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::SimError;
+use crate::time::Millis;
+
+/// Index of a job in its [`Workload`] (`jobs[id].id == id`).
+pub type JobId = u32;
+
+/// One milli-GPU; 1000 is one whole GPU.
+pub const MILLI_PER_GPU: u32 = 1000;
+
+/// A job as the trace recorded it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Position in the workload.
+    pub id: JobId,
+    /// Submission time.
+    pub submit: Millis,
+    /// Run time in the trace; the job needs exactly this much service
+    /// (longer only while a shared GPU slows it down, see `SimConfig`).
+    pub duration: Millis,
+    /// GPU demand in milli-GPUs. Below 1000 the job shares one GPU with other
+    /// fractional jobs (PAI `plan_gpu < 100`); 1000 or more is rounded up to
+    /// whole GPUs (1500 needs 2 GPUs), which the job holds exclusively.
+    pub gpu_milli: u32,
+    /// CPU demand in milli-cores, if known; enforced only on nodes that
+    /// declare a CPU count.
+    pub cpu_milli: Option<u32>,
+    /// Interned user id.
+    pub user: u32,
+    /// Interned virtual-cluster id.
+    pub vc: u32,
+    /// Interned group id (PAI `group` tag; any recurring-job key).
+    pub group: u32,
+    /// Interned GPU type the job must run on, if constrained.
+    pub gpu_type: Option<u16>,
+}
+
+/// What a job asks of one placement, derived from `gpu_milli`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Demand {
+    /// A fraction of one GPU, in milli-GPUs (1..=999).
+    Shared(u32),
+    /// Whole GPUs (at least one).
+    Whole(u32),
+}
+
+impl Demand {
+    /// The demand of `gpu_milli` milli-GPUs; `None` for a job without GPUs.
+    pub fn of(gpu_milli: u32) -> Option<Demand> {
+        match gpu_milli {
+            0 => None,
+            m if m < MILLI_PER_GPU => Some(Demand::Shared(m)),
+            m => Some(Demand::Whole(m.div_ceil(MILLI_PER_GPU))),
+        }
+    }
+
+    /// Milli-GPUs this demand holds once placed (whole GPUs count in full).
+    pub fn milli(self) -> u64 {
+        match self {
+            Demand::Shared(m) => m as u64,
+            Demand::Whole(g) => g as u64 * MILLI_PER_GPU as u64,
+        }
+    }
+
+    /// GPU count as a real number (fractions stay fractions).
+    pub fn gpus_f64(self) -> f64 {
+        self.milli() as f64 / MILLI_PER_GPU as f64
+    }
+}
+
+impl Job {
+    /// This job's placement demand (`None` if it asks for no GPU).
+    pub fn demand(&self) -> Option<Demand> {
+        Demand::of(self.gpu_milli)
+    }
+}
+
+/// Jobs plus the sizes of the caller's interners.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Workload {
+    /// The jobs, `jobs[i].id == i`.
+    pub jobs: Vec<Job>,
+    /// Number of distinct users (all `job.user < n_users`).
+    pub n_users: u32,
+    /// Number of distinct VCs.
+    pub n_vcs: u32,
+    /// Number of distinct groups.
+    pub n_groups: u32,
+    /// Number of distinct GPU types (job constraints and node types).
+    pub n_gpu_types: u16,
+}
+
+impl Workload {
+    /// A workload whose interner sizes are the largest ids seen plus one.
+    pub fn from_jobs(jobs: Vec<Job>) -> Workload {
+        let max = |f: &dyn Fn(&Job) -> u32| jobs.iter().map(f).max().map_or(0, |m| m + 1);
+        let n_types = jobs.iter().filter_map(|j| j.gpu_type).map(|t| t + 1).max();
+        Workload {
+            n_users: max(&|j| j.user),
+            n_vcs: max(&|j| j.vc),
+            n_groups: max(&|j| j.group),
+            n_gpu_types: n_types.unwrap_or(0),
+            jobs,
+        }
+    }
+
+    /// Checks ids, interner bounds and times; the first problem is returned.
+    pub fn validate(&self) -> Result<(), SimError> {
+        if self.jobs.is_empty() {
+            return Err(SimError::EmptyWorkload);
+        }
+        for (i, job) in self.jobs.iter().enumerate() {
+            self.validate_job(i, job)?;
+        }
+        Ok(())
+    }
+
+    fn validate_job(&self, i: usize, job: &Job) -> Result<(), SimError> {
+        let bad = |what: String| Err(SimError::BadJob { job: job.id, what });
+        if job.id as usize != i {
+            return bad(format!("id {} at position {i} (ids must be positions)", job.id));
+        }
+        if job.duration < 0 {
+            return bad(format!("negative duration {} ms", job.duration));
+        }
+        if job.user >= self.n_users || job.vc >= self.n_vcs || job.group >= self.n_groups {
+            return bad("user, vc or group id beyond the interner sizes".into());
+        }
+        Ok(())
+    }
+}

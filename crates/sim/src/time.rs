@@ -1,0 +1,22 @@
+//! Simulated time: whole milliseconds in an `i64`.
+//!
+//! Integer milliseconds make "a job runs exactly its duration" exact and the
+//! order of events deterministic (no floating-point clock). Trace times in
+//! seconds convert with [`from_secs`]; an `i64` of milliseconds spans about
+//! 292 million years, so any trace fits.
+
+/// A point in simulated time or a span of it, in milliseconds.
+pub type Millis = i64;
+
+/// One second.
+pub const SECOND: Millis = 1000;
+
+/// Seconds (as in the traces) to milliseconds, rounded to the nearest.
+pub fn from_secs(secs: f64) -> Millis {
+    (secs * 1000.0).round() as Millis
+}
+
+/// Milliseconds to seconds (for reports).
+pub fn to_secs(ms: Millis) -> f64 {
+    ms as f64 / 1000.0
+}
