@@ -18,7 +18,7 @@ and mean wait of both sides and their difference.
 Usage (the peers' checkouts stay outside this repository):
   python3 -m venv target/venv
   target/venv/bin/pip install numpy pandas matplotlib
-  cargo build --release --manifest-path crates/sim/Cargo.toml --example replay
+  cargo build --release -p tracelab-sim --example replay
   target/venv/bin/python bench/crosscheck_sim.py PAI_SIMULATOR_DIR HELIOS_QSSF_DIR
 
 Mappings (documented in docs/simulate.md):
@@ -45,7 +45,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-REPLAY = REPO / "crates/sim/target/release/examples/replay"
+REPLAY = Path(os.environ.get("CARGO_TARGET_DIR", REPO / "target")) / "release/examples/replay"
 
 
 def synth_jobs(n, seed, mean_gap, gpu_choices, users=20, vcs=None):
