@@ -7,7 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::SimError;
 use crate::time::Millis;
 
 /// Index of a job in its [`Workload`] (`jobs[id].id == id`).
@@ -110,30 +109,5 @@ impl Workload {
             n_gpu_types: n_types.unwrap_or(0),
             jobs,
         }
-    }
-
-    /// Checks ids, interner bounds and times; the first problem is returned.
-    pub fn validate(&self) -> Result<(), SimError> {
-        if self.jobs.is_empty() {
-            return Err(SimError::EmptyWorkload);
-        }
-        for (i, job) in self.jobs.iter().enumerate() {
-            self.validate_job(i, job)?;
-        }
-        Ok(())
-    }
-
-    fn validate_job(&self, i: usize, job: &Job) -> Result<(), SimError> {
-        let bad = |what: String| Err(SimError::BadJob { job: job.id, what });
-        if job.id as usize != i {
-            return bad(format!("id {} at position {i} (ids must be positions)", job.id));
-        }
-        if job.duration < 0 {
-            return bad(format!("negative duration {} ms", job.duration));
-        }
-        if job.user >= self.n_users || job.vc >= self.n_vcs || job.group >= self.n_groups {
-            return bad("user, vc or group id beyond the interner sizes".into());
-        }
-        Ok(())
     }
 }

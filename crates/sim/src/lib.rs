@@ -30,6 +30,7 @@ mod placement;
 pub mod policy;
 pub mod rng;
 pub mod time;
+mod validate;
 
 pub use cluster::{Cluster, Node, NodeGroup};
 pub use config::{Discipline, OnUnplaceable, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};

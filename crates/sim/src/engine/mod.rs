@@ -11,6 +11,7 @@ pub(crate) mod nodes;
 mod pass;
 mod preempt;
 pub(crate) mod queue;
+mod results;
 pub(crate) mod state;
 
 use crate::cluster::Cluster;

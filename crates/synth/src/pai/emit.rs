@@ -9,10 +9,11 @@ use std::path::Path;
 use super::super::out::{CsvOut, RowShape};
 use super::super::rng::Rng;
 use super::super::{Ctx, FileReport};
+use super::group::TaskSpec;
 use super::machines::{Machine, CPU, TYPES};
 use super::rows::{self, InstanceRow, MetricValues, SensorValues, TaskRow};
 use super::state::{Inst, JobState, TaskState};
-use super::workload::{TaskSpec, Workload};
+use super::workload::Workload;
 use tracelab_schema::error::Result;
 use tracelab_schema::raw::pai as raw;
 

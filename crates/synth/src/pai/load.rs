@@ -10,9 +10,9 @@
 //! average because the diurnal peak runs ~1.4x the mean and queues must
 //! stay short outside the V100 pool (A9/A10).
 
+use super::group::Group;
 use super::machines::{Machine, CPU};
 use super::params as p;
-use super::workload::Group;
 
 /// Expected runtime multiplier of the job and instance noise (log-normal
 /// with median 1: mean exp(sigma^2 / 2)).

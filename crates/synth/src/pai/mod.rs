@@ -31,6 +31,7 @@
 
 mod clock;
 mod emit;
+mod group;
 mod load;
 mod machines;
 mod params;

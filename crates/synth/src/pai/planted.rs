@@ -5,9 +5,9 @@
 
 use super::super::rng::Rng;
 use super::super::Effects;
+use super::group::TaskSpec;
 use super::machines::{Load, Machine};
 use super::params as p;
-use super::workload::TaskSpec;
 
 /// Planted queueing delay of a task (s), see `params::WAIT`.
 pub fn planted_wait(pool: usize, spec: &TaskSpec, typical: f64, rel_runtime: f64, rng: &mut Rng) -> i64 {

@@ -19,11 +19,12 @@ use std::collections::{BinaryHeap, VecDeque};
 use super::super::rng::Rng;
 use super::super::Effects;
 use super::emit::Tables;
+use super::group::TaskSpec;
 use super::machines::{Cluster, Load, Machine, CPU};
 use super::params as p;
 use super::planted::{planted_wait, slowdown, Pool};
 use super::state::{Averages, Inst, JobState, Slab, TaskState};
-use super::workload::{TaskSpec, Workload};
+use super::workload::Workload;
 use tracelab_schema::error::Result;
 
 /// Event kinds, in the order they are handled at equal times: ends free
