@@ -33,9 +33,12 @@ impl ParamDoc {
     }
 }
 
+/// How a column's text is taken from an entry.
+type Getter = fn(&Entry) -> String;
+
 /// The entries as a table: name, scope, mirrors, tables, params, summary.
 pub fn table(entries: &[Entry]) -> Table {
-    let columns: [(&str, fn(&Entry) -> String); 6] = [
+    let columns: [(&str, Getter); 6] = [
         ("name", |e| e.name.clone()),
         ("scope", |e| e.scope.clone()),
         ("mirrors", |e| e.mirrors.clone()),
