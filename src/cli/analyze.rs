@@ -1,13 +1,15 @@
 //! `tracelab analyze`: lists the registered analyses or runs one over a store
-//! and prints its typed result as a table, CSV or JSON.
+//! and writes its typed result: on a terminal the definition and one table
+//! per part; as CSV, JSONL or Parquet the tidy long table (the part as a
+//! column; `--part` for one part alone); as JSON the whole result document.
 
 use std::path::PathBuf;
 
-use clap::ValueEnum;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-
-use tracelab_analysis::{self as analysis, describe, render, Ctx};
+use tracelab_analysis::{self as analysis, render, Ctx, Output};
 use tracelab_schema::error::Error;
+
+use super::listing::{self, Entry, ParamDoc};
+use super::output::{Format, OutputArgs, Sink};
 
 /// Run a named analysis over an ingested store.
 ///
@@ -23,77 +25,121 @@ use tracelab_schema::error::Error;
 ///   tracelab analyze --list
 ///   tracelab analyze pai.wait-by-gpu-type
 ///   tracelab analyze pai.machine-util --param bin=5m --format json
-///   tracelab analyze philly.gpu-util-by-status --store ~/tl-store --format csv --part by-size
+///   tracelab analyze pai.wait-by-gpu-type --format csv > wait.csv
+///   tracelab analyze philly.gpu-util-by-status --store ~/tl-store --part by-size -o by-size.parquet
+///
+/// Output: on a terminal the definition and a table per part; piped or
+/// with --format csv|jsonl|parquet one tidy table (columns: part, then
+/// each part's own: series, x, y for distributions and curves, a table's
+/// columns, key, label, value, unit, published, source for headline
+/// numbers); --format json the whole result with axis labels and units.
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// The analysis id (see --list).
     #[arg(required_unless_present = "list")]
     id: Option<String>,
-    /// List every analysis: id, paper figure, parameters, one line.
-    #[arg(long)]
+    /// List every analysis: id, trace, paper figure, parameters, one line.
+    #[arg(long, conflicts_with_all = ["id", "params", "part"])]
     list: bool,
     /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
     #[arg(long, value_name = "STORE")]
     store: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
-    format: Format,
-    /// A parameter of the analysis, NAME=VALUE (repeatable; see --list).
-    #[arg(long = "param", short = 'p', value_name = "NAME=VALUE", value_parser = parse_param)]
-    params: Vec<(String, String)>,
-    /// CSV only: print just this part of the result, without block markers.
+    #[command(flatten)]
+    output: OutputArgs,
+    /// A parameter of the analysis, NAME=VALUE (repeatable, each name once;
+    /// see --list).
+    #[arg(long = "param", short = 'p', value_name = "NAME=VALUE")]
+    params: Vec<String>,
+    /// Only this part of the result (every format).
     #[arg(long, value_name = "PART")]
     part: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Format {
-    Table,
-    Csv,
-    Json,
-}
-
-fn parse_param(raw: &str) -> Result<(String, String), String> {
-    raw.split_once('=')
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .filter(|(k, _)| !k.is_empty())
-        .ok_or_else(|| format!("expected NAME=VALUE, got `{raw}`"))
-}
-
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    let sink = args.output.resolve()?;
     if args.list {
-        super::out(&list())?;
+        sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
         return Ok(0);
     }
+    let params = super::params::parse(&args.params)?;
     let id = args.id.as_deref().unwrap_or_default();
     let analysis = analysis::find(id)?;
     let store = super::store::resolve(args.store.as_ref())?;
+    super::progress::derived_frames();
     let ctx = Ctx::new(store, philly_runtime_csv());
-    let out = analysis.run(&ctx, &args.params)?;
+    let out = analysis.run(&ctx, &params)?;
     if let Some(part) = &args.part {
         if out.part(part).is_none() {
             let names: Vec<&str> = out.parts.iter().map(|p| p.name.as_str()).collect();
             return Err(Error::Usage(format!("{id} has no part `{part}`; its parts: {}", names.join(", "))).into());
         }
     }
-    let text = match args.format {
-        Format::Table => render::text(&out),
-        Format::Csv => render::csv(&out, args.part.as_deref()),
-        Format::Json => serde_json::to_string_pretty(&out.to_json())? + "\n",
-    };
-    super::out(&text)?;
+    write(&out, args.part.as_deref(), &sink)?;
     Ok(0)
 }
 
-fn list() -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(140);
-    t.set_header(["id", "mirrors", "parameters", "what it computes"]);
-    for a in analysis::registry() {
-        t.add_row([a.id, a.mirrors, &describe(a), a.summary]);
+/// The result in the sink's format (module documentation).
+fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Result<()> {
+    match sink.format {
+        Format::Table | Format::Markdown => sink.text(&display(out, part, sink)),
+        Format::Json => {
+            let doc = out.to_json();
+            let doc = match part {
+                Some(p) => {
+                    doc["parts"].as_array().and_then(|a| a.iter().find(|v| v["name"] == p)).cloned().unwrap_or_default()
+                }
+                None => doc,
+            };
+            sink.text(&(serde_json::to_string_pretty(&doc)? + "\n"))
+        }
+        Format::Csv | Format::Jsonl | Format::Parquet => {
+            sink.table(&render::tidy(out, part), render::DISPLAY_DIGITS, false)
+        }
     }
-    format!("{t}\n")
+}
+
+/// The view for people: the definition, then a table per part.
+fn display(out: &Output, part: Option<&str>, sink: &Sink) -> String {
+    let markdown = sink.format == Format::Markdown;
+    let preamble = render::preamble(out);
+    let mut s = if markdown {
+        preamble.lines().map(|l| tracelab_present::markdown::cell(l) + "  \n").collect()
+    } else {
+        preamble.lines().map(|l| tracelab_present::terminal::line(l) + "\n").collect::<String>()
+    };
+    for (name, table) in render::display(out, part) {
+        let body = if markdown {
+            tracelab_present::markdown::render(&table, render::DISPLAY_DIGITS)
+        } else {
+            tracelab_present::terminal::render(&table, &sink.style(render::DISPLAY_DIGITS, false))
+        };
+        s.push_str(&format!("\n[{}]\n{body}", tracelab_present::terminal::line(name)));
+    }
+    s
+}
+
+/// Every analysis as a listing entry.
+fn list() -> Vec<Entry> {
+    analysis::registry()
+        .into_iter()
+        .map(|a| Entry {
+            name: a.id.to_string(),
+            scope: a.scope.name().to_string(),
+            mirrors: a.mirrors.to_string(),
+            tables: Vec::new(),
+            params: a
+                .params
+                .iter()
+                .map(|p| ParamDoc {
+                    name: p.name.to_string(),
+                    kind: if p.choices.is_empty() { "value".into() } else { p.choices.join("|") },
+                    default: p.default.to_string(),
+                })
+                .collect(),
+            summary: a.summary.to_string(),
+        })
+        .collect()
 }
 
 /// `philly_runtime.csv` from the bundled samples, for the PAI vs Philly

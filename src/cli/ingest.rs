@@ -1,15 +1,14 @@
 //! `tracelab ingest`: validates the request, runs the ingest with a progress
 //! bar, prints the per-trace summary and decides the exit code.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
 use tracelab_ingest::{self as ingest, FileProgress, NoProgress, Plan, Progress, Report, TraceResult};
+use tracelab_present as present;
 use tracelab_schema::error::Error;
 
 /// Read the official trace downloads in DIR into a Parquet store.
@@ -48,9 +47,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = plan(&args)?;
-    let progress: Arc<dyn Progress> =
-        if args.quiet || !std::io::stderr().is_terminal() { Arc::new(NoProgress) } else { Arc::new(Bars::default()) };
-    let report = ingest::run(&plan, progress).with_context(|| format!("ingest of {}", plan.dir.display()))?;
+    let report =
+        ingest::run(&plan, progress(args.quiet)).with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !args.quiet {
         super::out(&summary(&report))?;
     }
@@ -63,6 +61,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// Byte bars on stderr when it is a terminal (and not `quiet`); also the
+/// progress of the ingest inside `report`.
+pub(super) fn progress(quiet: bool) -> Arc<dyn Progress> {
+    if super::progress::enabled(quiet) {
+        Arc::new(Bars::default())
+    } else {
+        Arc::new(NoProgress)
+    }
 }
 
 /// Resolves the directory and store before any work starts.
@@ -100,8 +108,7 @@ fn summary(report: &Report) -> String {
             TraceResult::Unchanged { .. } => "unchanged since the last ingest; nothing to do",
         };
         s.push_str(&format!("{} -> {}/{}: {state}\n", m.trace, report.store.display(), m.trace));
-        s.push_str(&counts_table(m).to_string());
-        s.push('\n');
+        s.push_str(&counts_table(m));
         if m.rejects > 0 {
             let path = format!("{}/{}/rejects.parquet", report.store.display(), m.trace);
             s.push_str(&format!("{} record(s) rejected, listed in {path}\n", m.rejects));
@@ -131,29 +138,29 @@ fn summary(report: &Report) -> String {
     s
 }
 
-fn counts_table(m: &ingest::Manifest) -> Table {
-    let mut t = Table::new();
-    // Long source lists wrap inside the table instead of widening it.
-    t.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic).set_width(120);
-    t.set_header(["table", "source", "records in", "written", "rejected", "parquet rows", "balanced"]);
+/// The per-table counts, drawn by the presentation layer (so a hostile
+/// file name cannot drive the terminal).
+fn counts_table(m: &ingest::Manifest) -> String {
+    let mut t = present::Table::new(vec![
+        present::Column::text("table"),
+        present::Column::text("source"),
+        present::Column::int("records in"),
+        present::Column::int("written"),
+        present::Column::int("rejected"),
+        present::Column::int("parquet rows"),
+        present::Column::text("balanced"),
+    ]);
     for r in &m.tables {
         let c = r.counts;
-        let row = vec![
-            Cell::new(&r.table),
-            Cell::new(&r.source),
-            num(c.records_in),
-            num(c.written),
-            num(c.rejected),
-            num(c.rows),
-            Cell::new(if c.balanced() { "yes" } else { "NO" }),
-        ];
-        t.add_row(row);
+        let balanced = if c.balanced() { "yes" } else { "NO" };
+        let counts = [c.records_in, c.written, c.rejected, c.rows].map(present::Value::from);
+        let mut row = vec![r.table.as_str().into(), r.source.as_str().into()];
+        row.extend(counts);
+        row.push(balanced.into());
+        t.push(row);
     }
-    t
-}
-
-fn num(n: u64) -> Cell {
-    Cell::new(n).set_alignment(CellAlignment::Right)
+    // Long source lists wrap inside the table instead of widening it.
+    present::terminal::render(&t, &present::terminal::Style { digits: 6, width: Some(120), row_count: false })
 }
 
 /// Byte-based progress bars on stderr, one per input file being read.

@@ -5,7 +5,12 @@
 //! stdout (`tracelab schema | head`) ends quietly with 0.
 
 mod analyze;
+mod completions;
 mod ingest;
+mod listing;
+mod output;
+mod params;
+mod progress;
 mod query;
 mod report;
 mod schema;
@@ -35,6 +40,8 @@ pub enum Command {
     Tables(tables::Args),
     Query(query::Args),
     Report(report::Args),
+    Completions(completions::CompletionsArgs),
+    Man(completions::ManArgs),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -55,6 +62,8 @@ pub fn main() -> i32 {
         Command::Tables(args) => tables::run(args),
         Command::Query(args) => query::run(args),
         Command::Report(args) => report::run(args),
+        Command::Completions(args) => completions::completions(args),
+        Command::Man(args) => completions::man(args),
     };
     match result {
         Ok(code) => code,

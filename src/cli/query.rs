@@ -3,16 +3,21 @@
 //! to Parquet. The engine, guard and writers are in `tracelab_query`; this
 //! file turns argv into a plan and prints.
 
-use std::io::{IsTerminal, Read};
+use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use clap::ValueEnum;
-use polars::prelude::*;
 
 use tracelab_query::{catalog, output, params, Engine, NamedQuery};
 use tracelab_schema::error::Error;
 use tracelab_store::Store;
+
+use super::listing::{self, Entry, ParamDoc};
+use super::output::OutputArgs;
+
+/// Significant digits of floats in the terminal table (CSV and JSON keep 12).
+const TABLE_DIGITS: usize = 6;
 
 /// Run SQL over the store: ad hoc, from a file, or a named query.
 ///
@@ -20,14 +25,16 @@ use tracelab_store::Store;
 /// Tables are registered under stable names (`tracelab tables` lists them:
 /// pai_instances, philly_attempts, helios_jobs, the unified jobs, ...) as
 /// lazy Parquet scans, so a query reads only the columns it needs.
-/// Queries are read-only: only SELECT / WITH ... SELECT over the store's
-/// tables; statements that change anything and functions that read files
-/// (read_parquet, read_csv, ...) are refused. Quote the columns "user" and
-/// "group", which are SQL keywords.
+/// Queries are read-only: the statement is parsed as the engine parses it
+/// and must be one SELECT / WITH ... SELECT that reads only the store's
+/// tables, its CTEs and subqueries; other statements, table functions
+/// (read_parquet, read_csv, ...) and qualified names are refused. Quote
+/// the columns "user" and "group", which are SQL keywords.
 ///
-/// Output: --format table on a terminal, csv when stdout is not a terminal
-/// (or from the extension of -o); floats are rounded to 12 significant
-/// digits (6 in table), timestamps are RFC 3339 UTC.
+/// Output: a table on a terminal, csv when piped (or from the extension
+/// of -o); floats are rounded to 12 significant digits (6 in the table),
+/// timestamps are RFC 3339 UTC; control characters in the data are shown
+/// escaped in the table.
 ///
 /// Examples:
 ///   tracelab query "SELECT vc, count(*) AS jobs FROM philly_jobs GROUP BY vc ORDER BY 2 DESC LIMIT 5"
@@ -49,16 +56,12 @@ pub struct Args {
     /// List the named queries: name, question, tables and parameters.
     #[arg(long, conflicts_with_all = ["query", "file", "params", "sql"])]
     list: bool,
-    /// A parameter of the named query or file, NAME=VALUE (repeatable).
+    /// A parameter of the named query or file, NAME=VALUE (repeatable,
+    /// each name once).
     #[arg(short, long = "param", value_name = "NAME=VALUE")]
     params: Vec<String>,
-    /// Output format [default: table on a terminal, else csv; with -o, from
-    /// its extension]. parquet needs -o.
-    #[arg(long, value_enum)]
-    format: Option<Format>,
-    /// Write the result to FILE instead of stdout.
-    #[arg(short, long, value_name = "FILE")]
-    output: Option<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
     /// Print the SQL that would run (parameters substituted) and stop.
     #[arg(long)]
     sql: bool,
@@ -68,22 +71,15 @@ pub struct Args {
     store: Option<PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(super) enum Format {
-    Table,
-    Csv,
-    Json,
-    Parquet,
-}
-
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let format = format(&args)?;
+    let sink = args.output.resolve()?;
     if args.list {
-        let mut df = list_frame(&catalog::bundled()?)?;
-        return emit(&mut df, format, args.output.as_deref());
+        sink.table(&listing::table(&list(&catalog::bundled()?)), TABLE_DIGITS, false)?;
+        return Ok(0);
     }
+    let given: BTreeMap<String, String> = super::params::parse(&args.params)?.into_iter().collect();
     let query = named_or_adhoc(&args)?;
-    let sql = params::bind(&query, &params::parse_pairs(&args.params)?)?;
+    let sql = params::bind(&query, &given)?;
     if args.sql {
         super::out(&sql)?;
         return Ok(0);
@@ -91,24 +87,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let store = super::store::resolve(args.store.as_ref())?;
     require_tables(&query, &store)?;
     let mut engine = Engine::new(&store)?;
-    let mut df = engine.run(&query.source, &sql)?;
-    emit(&mut df, format, args.output.as_deref())
-}
-
-/// The format asked for, else from -o's extension, else by terminal.
-fn format(args: &Args) -> anyhow::Result<Format> {
-    let by_extension = args.output.as_ref().and_then(|p| p.extension()).and_then(|e| match e.to_str()? {
-        "parquet" => Some(Format::Parquet),
-        "json" => Some(Format::Json),
-        "csv" => Some(Format::Csv),
-        _ => None,
-    });
-    let terminal = args.output.is_none() && std::io::stdout().is_terminal();
-    let format = args.format.or(by_extension).unwrap_or(if terminal { Format::Table } else { Format::Csv });
-    if format == Format::Parquet && args.output.is_none() {
-        return Err(Error::Usage("--format parquet writes a file: give it with -o FILE".into()).into());
-    }
-    Ok(format)
+    let df = engine.run(&query.source, &sql)?;
+    sink.table(&output::table(&df), TABLE_DIGITS, true)?;
+    Ok(0)
 }
 
 /// QUERY as a named query if it is one, else as SQL; or the -f file.
@@ -169,33 +150,21 @@ fn require_tables(query: &NamedQuery, store: &Store) -> anyhow::Result<()> {
     .into())
 }
 
-/// The catalog as a frame, so `--list` prints in every format.
-fn list_frame(queries: &[NamedQuery]) -> anyhow::Result<DataFrame> {
-    let col = |f: &dyn Fn(&NamedQuery) -> String| queries.iter().map(f).collect::<Vec<String>>();
-    let params = |q: &NamedQuery| q.params.iter().map(|p| p.summary()).collect::<Vec<_>>().join("; ");
-    Ok(DataFrame::new_infer_height(vec![
-        Column::new("name".into(), col(&|q| q.name.clone())),
-        Column::new("question".into(), col(&|q| q.question.clone())),
-        Column::new("tables".into(), col(&|q| q.tables.join(", "))),
-        Column::new("params".into(), col(&params)),
-    ])?)
-}
-
-/// Prints or writes `df` in `format`.
-pub(super) fn emit(df: &mut DataFrame, format: Format, to: Option<&Path>) -> anyhow::Result<i32> {
-    let text = match format {
-        Format::Parquet => {
-            let path = to.expect("checked in format()");
-            tracelab_query::output::write_parquet(df, path)?;
-            return Ok(0);
-        }
-        Format::Table => output::table(df, to.is_none() && std::io::stdout().is_terminal()),
-        Format::Csv => output::csv(df),
-        Format::Json => output::json(df),
-    };
-    match to {
-        Some(path) => std::fs::write(path, text).map_err(|e| Error::io(path, e))?,
-        None => super::out(&text)?,
-    }
-    Ok(0)
+/// The catalog as listing entries.
+fn list(queries: &[NamedQuery]) -> Vec<Entry> {
+    queries
+        .iter()
+        .map(|q| Entry {
+            name: q.name.clone(),
+            scope: String::new(),
+            mirrors: String::new(),
+            tables: q.tables.clone(),
+            params: q
+                .params
+                .iter()
+                .map(|p| ParamDoc { name: p.name.clone(), kind: p.kind.to_string(), default: p.default.clone() })
+                .collect(),
+            summary: q.question.clone(),
+        })
+        .collect()
 }

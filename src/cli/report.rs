@@ -4,11 +4,10 @@
 //! the folder on disk.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::Context;
 
-use tracelab_ingest::{self as ingest, NoProgress, Plan as IngestPlan};
+use tracelab_ingest::{self as ingest, Plan as IngestPlan};
 use tracelab_report::{self as report, Event, Plan, Spec};
 use tracelab_schema::error::Error;
 use tracelab_store::Store;
@@ -139,8 +138,8 @@ fn resolve_store(args: &Args) -> anyhow::Result<Store> {
     }
     let plan =
         IngestPlan { store: args.store.clone().unwrap_or_else(|| IngestPlan::default_store(&dir)), dir, force: false };
-    let result =
-        ingest::run(&plan, Arc::new(NoProgress)).with_context(|| format!("ingest of {}", plan.dir.display()))?;
+    let result = ingest::run(&plan, super::ingest::progress(args.quiet))
+        .with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !args.quiet {
         for t in result.traces.iter().filter(|t| matches!(t, ingest::TraceResult::Ingested { .. })) {
             eprintln!("note: ingested {} into {}", t.manifest().trace, plan.store.display());

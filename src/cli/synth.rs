@@ -1,10 +1,14 @@
-//! `tracelab synth`: generates synthetic traces in the official raw formats.
+//! `tracelab synth`: generates synthetic traces in the official raw formats,
+//! with a spinner on a terminal, and lists the files written (trace, file,
+//! bytes, rows) in any format; the throughput line goes to stderr.
 
 use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context;
 use clap::ValueEnum;
+
+use tracelab_present::{Column, Table, Value};
 
 use tracelab_schema::Trace;
 use tracelab_synth::{self as synth, Effects, Plan};
@@ -53,6 +57,10 @@ pub struct Args {
     /// Do not plant the co-location slowdown (PAI).
     #[arg(long)]
     no_colocation: bool,
+    /// How to list the files written [default: table on a terminal, csv
+    /// when piped]
+    #[arg(long, value_enum)]
+    format: Option<super::output::Format>,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -84,29 +92,43 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         effects: Effects { cpu_contention: !args.no_cpu_contention, colocation: !args.no_colocation },
     };
     plan.validate()?;
+    let sink = super::output::resolve(args.format, None, std::io::IsTerminal::is_terminal(&std::io::stdout()))?;
     let started = Instant::now();
+    let spinner = super::progress::spinner(&format!("generating into {}", plan.out.display()), args.quiet);
     let report = synth::run(&plan).with_context(|| format!("synth into {}", plan.out.display()))?;
+    drop(spinner);
     let secs = started.elapsed().as_secs_f64();
     if !args.quiet {
-        super::out(&summary(&report, secs))?;
+        sink.table(&files(&report), 6, false)?;
+        for (path, n) in &report.corruptions {
+            eprintln!("{n} injected fault(s) listed in {}", path.display());
+        }
+        let mb = report.traces.iter().flat_map(|t| &t.files).map(|f| f.bytes).sum::<u64>() as f64 / 1e6;
+        eprintln!("{mb:.1} MB in {secs:.1} s ({:.1} MB/s)", mb / secs.max(1e-9));
     }
     Ok(0)
 }
 
-fn summary(report: &synth::Report, secs: f64) -> String {
-    let mut s = String::new();
-    let mut total = 0;
-    for t in &report.traces {
-        s.push_str(&format!("{} -> {}\n", t.trace, t.dir.display()));
-        for f in &t.files {
-            s.push_str(&format!("  {:40} {:>14} bytes {:>12} rows\n", f.file, f.bytes, f.rows));
-            total += f.bytes;
+/// One row per file written.
+fn files(report: &synth::Report) -> Table {
+    let mut t = Table::new(vec![
+        Column::text("trace"),
+        Column::text("file"),
+        Column::int("bytes"),
+        Column::int("rows"),
+        Column::text("folder"),
+    ]);
+    for tr in &report.traces {
+        for f in &tr.files {
+            let dir = tr.dir.display().to_string();
+            t.push(vec![
+                tr.trace.name().into(),
+                f.file.as_str().into(),
+                Value::from(f.bytes),
+                Value::from(f.rows),
+                dir.into(),
+            ]);
         }
     }
-    for (path, n) in &report.corruptions {
-        s.push_str(&format!("{n} injected fault(s) listed in {}\n", path.display()));
-    }
-    let mb = total as f64 / 1e6;
-    s.push_str(&format!("{mb:.1} MB in {secs:.1} s ({:.1} MB/s)\n", mb / secs.max(1e-9)));
-    s
+    t
 }

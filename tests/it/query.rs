@@ -267,6 +267,32 @@ fn the_help_examples_run() {
     assert!(read_parquet(&dir.path().join("machines.parquet")).height() > 0);
 }
 
+/// The examples of the README's "Ad hoc SQL" section and of
+/// queries/README.md run (in a scratch folder, against the samples store).
+#[test]
+fn the_readme_examples_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut ran = 0;
+    for readme in ["README.md", "queries/README.md"] {
+        let text = std::fs::read_to_string(root().join(readme)).unwrap();
+        let start = if readme == "README.md" { text.find("### Ad hoc SQL").unwrap() } else { 0 };
+        let block = text[start..].split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+        for line in block.lines().filter_map(|l| l.strip_prefix("tracelab ")) {
+            let line = line.split(" #").next().unwrap().trim();
+            let mut args: Vec<String> = shell_words(line)
+                .into_iter()
+                .map(|w| if w.starts_with("queries/") { s(&root().join(&w)).to_string() } else { w })
+                .collect();
+            args.extend(["--store".to_string(), s(sample_store()).to_string()]);
+            let out =
+                Command::new(env!("CARGO_BIN_EXE_tracelab")).args(&args).current_dir(dir.path()).output().unwrap();
+            assert!(out.status.success(), "{readme}: tracelab {line}: {}", String::from_utf8_lossy(&out.stderr));
+            ran += 1;
+        }
+    }
+    assert!(ran >= 9, "only {ran} examples found");
+}
+
 #[test]
 fn query_and_tables_help_match_their_snapshots() {
     let dir = root().join("tests/snapshots");

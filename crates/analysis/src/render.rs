@@ -1,151 +1,95 @@
-//! Text and CSV renderings of an [`Output`] for the terminal and scripts.
-//! Deterministic: fixed number formatting, parts in their output order.
-//! (JSON is [`Output::to_json`].)
+//! An [`Output`] as neutral tables for `tracelab_present` to write:
+//!
+//! - [`display`]: what a person reads (distributions summarized as n, mean
+//!   and quantiles, long curves as ranges, headlines beside the published
+//!   value with the difference), one table per part, with [`preamble`];
+//! - [`tidy`]: one long table for scripts (CSV, JSONL, Parquet) with the
+//!   part as a column, every distribution as its CDF curve and every curve
+//!   as points, so pandas or DuckDB load it directly. Its columns are
+//!   `part`, then the union of the parts' columns in order of first
+//!   appearance: `series`, `x`, `y` for distributions (x the value, y the
+//!   percent of the CDF) and curves (the axis labels, with their units, are
+//!   in the JSON output and the terminal view), a table's own columns, and
+//!   `key`, `label`, `value`, `unit`, `published`, `source` for headlines.
+//!   A part only fills its own columns; the rest are null.
+//!
+//! Deterministic: parts in their output order, numbers written by the
+//! presentation layer's rules. (The full JSON document is
+//! [`Output::to_json`].)
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell as TCell, CellAlignment, Table};
-
-use super::output::SUMMARY_QUANTILES;
-use super::{Body, Cell, Headline, Output, ResultTable};
+use tracelab_present::{number, Column, Kind, Table, Value};
 use tracelab_stats::{Dist, CDF_POINTS};
 
-/// Curves longer than this are summarized in text output (use CSV or JSON
-/// for every point).
+use super::output::SUMMARY_QUANTILES;
+use super::{Body, Cell, Headline, Output, Part, ResultTable};
+
+/// Curves longer than this are summarized in the display view (the tidy
+/// table has every point).
 const MAX_TEXT_POINTS: usize = 60;
 
-/// Human-readable rendering: definition, then every part as a table.
-pub fn text(out: &Output) -> String {
+/// Significant digits of the display view.
+pub const DISPLAY_DIGITS: usize = 4;
+
+/// The lines above the tables: id, title, parameters, definition.
+pub fn preamble(out: &Output) -> String {
     let mut s = format!("{} -- {}\n", out.id, out.title);
     if !out.params.is_empty() {
         let p: Vec<String> = out.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         s.push_str(&format!("parameters: {}\n", p.join(", ")));
     }
     s.push_str(&format!("definition: {}\n", out.definition));
-    for part in &out.parts {
-        s.push_str(&format!("\n[{}]\n", part.name));
-        let table = match &part.body {
-            Body::Dists { x_label, series } => dist_summary(x_label, series),
-            Body::Curves { x_label, y_label, series } => curves_text(x_label, y_label, series),
-            Body::Table(t) => result_table(t),
-            Body::Headlines(h) => headlines_text(h),
-        };
-        s.push_str(&table.to_string());
-        s.push('\n');
-    }
     s
 }
 
-/// CSV: every part as its own block preceded by `# part: <name>`, or only
-/// the part named `only` without the marker (for piping into other tools).
-/// Distributions become their CDF curve (series, value, percent).
-pub fn csv(out: &Output, only: Option<&str>) -> String {
-    let mut s = String::new();
-    for part in out.parts.iter().filter(|p| only.is_none_or(|o| o == p.name)) {
-        if only.is_none() {
-            if !s.is_empty() {
-                s.push('\n');
-            }
-            s.push_str(&format!("# part: {}\n", part.name));
-        }
-        s.push_str(&part_csv(&part.body));
-    }
-    s
+/// Each part (or only the part named `only`) as a table for people.
+pub fn display<'a>(out: &'a Output, only: Option<&'a str>) -> impl Iterator<Item = (&'a str, Table)> + 'a {
+    out.parts.iter().filter(move |p| only.is_none_or(|o| o == p.name)).map(|p| (p.name.as_str(), display_part(&p.body)))
 }
 
-fn part_csv(body: &Body) -> String {
-    let mut s = String::new();
+fn display_part(body: &Body) -> Table {
     match body {
-        Body::Dists { x_label, series } => {
-            s.push_str(&format!("series,{},percent\n", csv_field(x_label)));
-            for (label, d) in series {
-                for (x, y) in d.cdf_curve(CDF_POINTS) {
-                    s.push_str(&format!("{},{},{}\n", csv_field(label), num_csv(x), num_csv(y)));
-                }
-            }
-        }
-        Body::Curves { x_label, y_label, series } => {
-            s.push_str(&format!("series,{},{}\n", csv_field(x_label), csv_field(y_label)));
-            for (label, pts) in series {
-                for (x, y) in pts {
-                    s.push_str(&format!("{},{},{}\n", csv_field(label), num_csv(*x), num_csv(*y)));
-                }
-            }
-        }
-        Body::Table(t) => {
-            let header: Vec<String> = t.columns.iter().map(|c| csv_field(c)).collect();
-            s.push_str(&(header.join(",") + "\n"));
-            for row in &t.rows {
-                let cells: Vec<String> = row.iter().map(cell_csv).collect();
-                s.push_str(&(cells.join(",") + "\n"));
-            }
-        }
-        Body::Headlines(hs) => {
-            s.push_str("key,label,value,unit,published,source\n");
-            for h in hs {
-                let published = h.published.map_or(String::new(), num_csv);
-                s.push_str(&format!(
-                    "{},{},{},{},{},{}\n",
-                    csv_field(&h.key),
-                    csv_field(&h.label),
-                    num_csv(h.value),
-                    csv_field(&h.unit),
-                    published,
-                    csv_field(&h.source)
-                ));
-            }
-        }
+        Body::Dists { x_label, series } => dist_summary(x_label, series),
+        Body::Curves { x_label, y_label, series } => curves_display(x_label, y_label, series),
+        Body::Table(t) => result_table(t),
+        Body::Headlines(h) => headlines_display(h),
     }
-    s
-}
-
-fn new_table(header: Vec<String>) -> Table {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_header(header);
-    t
-}
-
-fn right(s: String) -> TCell {
-    TCell::new(s).set_alignment(CellAlignment::Right)
 }
 
 fn dist_summary(x_label: &str, series: &[(String, Dist)]) -> Table {
-    let mut header = vec![format!("series ({x_label})"), "n".into(), "mean".into()];
-    header.extend(SUMMARY_QUANTILES.iter().map(|q| q.1.to_string()));
-    header.push("max".into());
-    let mut t = new_table(header);
+    let mut cols = vec![Column::text(format!("series ({x_label})")), Column::int("n"), Column::float("mean")];
+    cols.extend(SUMMARY_QUANTILES.iter().map(|q| Column::float(q.1)));
+    cols.push(Column::float("max"));
+    let mut t = Table::new(cols);
     for (label, d) in series {
-        let mut row = vec![TCell::new(label), right(d.n().to_string()), right(num_text(d.mean()))];
-        row.extend(SUMMARY_QUANTILES.iter().map(|(q, _)| right(num_text(d.quantile(*q)))));
-        row.push(right(num_text(d.max())));
-        t.add_row(row);
+        let mut row: Vec<Value> = vec![label.into(), d.n().into(), d.mean().into()];
+        row.extend(SUMMARY_QUANTILES.iter().map(|(q, _)| Value::Float(d.quantile(*q))));
+        row.push(d.max().into());
+        t.push(row);
     }
     t
 }
 
-fn curves_text(x_label: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> Table {
+fn curves_display(x_label: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> Table {
     let total: usize = series.iter().map(|s| s.1.len()).sum();
-    if total > MAX_TEXT_POINTS {
-        let mut t =
-            new_table(vec!["series".into(), "points".into(), format!("{x_label} range"), format!("{y_label} range")]);
+    if total <= MAX_TEXT_POINTS {
+        let mut t = Table::new(vec![Column::text("series"), Column::float(x_label), Column::float(y_label)]);
         for (label, pts) in series {
-            let (x0, x1) = range(pts.iter().map(|p| p.0));
-            let (y0, y1) = range(pts.iter().map(|p| p.1));
-            t.add_row(vec![
-                TCell::new(label),
-                right(pts.len().to_string()),
-                right(format!("{} .. {}", num_text(x0), num_text(x1))),
-                right(format!("{} .. {}", num_text(y0), num_text(y1))),
-            ]);
+            t.rows.extend(pts.iter().map(|(x, y)| vec![label.into(), Value::Float(*x), Value::Float(*y)]));
         }
         return t;
     }
-    let mut t = new_table(vec!["series".into(), x_label.into(), y_label.into()]);
+    let names = ["series".to_string(), "points".into(), format!("{x_label} range"), format!("{y_label} range")];
+    let mut t = Table::new(names.into_iter().map(Column::text).collect());
     for (label, pts) in series {
-        for (x, y) in pts {
-            t.add_row(vec![TCell::new(label), right(num_text(*x)), right(num_text(*y))]);
-        }
+        let (x0, x1) = range(pts.iter().map(|p| p.0));
+        let (y0, y1) = range(pts.iter().map(|p| p.1));
+        t.push(vec![label.into(), pts.len().to_string().into(), span(x0, x1).into(), span(y0, y1).into()]);
     }
     t
+}
+
+fn span(lo: f64, hi: f64) -> String {
+    format!("{} .. {}", number::display(lo, DISPLAY_DIGITS), number::display(hi, DISPLAY_DIGITS))
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -153,151 +97,206 @@ fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
 }
 
 fn result_table(rt: &ResultTable) -> Table {
-    let mut t = new_table(rt.columns.clone());
-    for row in &rt.rows {
-        t.add_row(row.iter().map(cell_text).collect::<Vec<_>>());
+    let columns: Vec<Column> =
+        rt.columns.iter().enumerate().map(|(i, name)| Column::new(name, kind_of(rt, i))).collect();
+    let row = |r: &Vec<Cell>| r.iter().zip(&columns).map(|(c, col)| value(c, col.kind)).collect();
+    Table { rows: rt.rows.iter().map(row).collect(), columns }
+}
+
+/// A result column's kind: integers, else numbers, else text.
+fn kind_of(rt: &ResultTable, i: usize) -> Kind {
+    let cells = || rt.rows.iter().map(|r| &r[i]);
+    if cells().all(|c| matches!(c, Cell::Int(_) | Cell::Null)) {
+        Kind::Int
+    } else if cells().all(|c| matches!(c, Cell::Int(_) | Cell::Float(_) | Cell::Null)) {
+        Kind::Float
+    } else {
+        Kind::Text
+    }
+}
+
+/// A cell as a value of its column's kind (an integer in a float column
+/// is written as a float).
+fn value(c: &Cell, kind: Kind) -> Value {
+    match c {
+        Cell::Str(s) => s.into(),
+        Cell::Int(i) if kind == Kind::Float => Value::Float(*i as f64),
+        Cell::Int(i) => Value::Int(*i),
+        Cell::Float(x) => Value::Float(*x),
+        Cell::Null => Value::Null,
+    }
+}
+
+fn headlines_display(hs: &[Headline]) -> Table {
+    let mut t = Table::of_text(&["number", "ours", "published", "difference", "source"]);
+    for h in hs {
+        let unit = if h.unit.is_empty() { String::new() } else { format!(" {}", h.unit) };
+        let with_unit = |s: String| format!("{s}{unit}");
+        let published = h.published.map_or("-".into(), |p| with_unit(number::display(p, DISPLAY_DIGITS)));
+        let diff = h.published.map_or("-".into(), |p| with_unit(number::display_signed(h.value - p, DISPLAY_DIGITS)));
+        let ours = with_unit(number::display(h.value, DISPLAY_DIGITS));
+        t.push(vec![h.label.as_str().into(), ours.into(), published.into(), diff.into(), h.source.as_str().into()]);
     }
     t
 }
 
-fn headlines_text(hs: &[Headline]) -> Table {
-    let mut t =
-        new_table(vec!["number".into(), "ours".into(), "published".into(), "difference".into(), "source".into()]);
+/// The long table of every part (or only `only`, then without the `part`
+/// column), as described in the module documentation.
+pub fn tidy(out: &Output, only: Option<&str>) -> Table {
+    let parts: Vec<(&str, Table)> = out
+        .parts
+        .iter()
+        .filter(|p| only.is_none_or(|o| o == p.name))
+        .map(|p| (p.name.as_str(), part_table(p)))
+        .collect();
+    if only.is_some() {
+        return parts.into_iter().next().map(|p| p.1).unwrap_or_default();
+    }
+    union(parts)
+}
+
+/// One part as a tidy table.
+fn part_table(part: &Part) -> Table {
+    match &part.body {
+        Body::Dists { series, .. } => {
+            let curves: Vec<(String, Vec<(f64, f64)>)> =
+                series.iter().map(|(label, d)| (label.clone(), d.cdf_curve(CDF_POINTS))).collect();
+            points(&curves)
+        }
+        Body::Curves { series, .. } => points(series),
+        Body::Table(t) => {
+            let mut table = result_table(t);
+            table.columns.iter_mut().for_each(|c| c.name = column_name(&c.name));
+            table
+        }
+        Body::Headlines(hs) => headlines_tidy(hs),
+    }
+}
+
+fn points(series: &[(String, Vec<(f64, f64)>)]) -> Table {
+    let mut t = Table::new(vec![Column::text("series"), Column::float("x"), Column::float("y")]);
+    for (label, pts) in series {
+        t.rows.extend(pts.iter().map(|(x, y)| vec![label.into(), Value::Float(*x), Value::Float(*y)]));
+    }
+    t
+}
+
+fn headlines_tidy(hs: &[Headline]) -> Table {
+    let mut t = Table::new(vec![
+        Column::text("key"),
+        Column::text("label"),
+        Column::float("value"),
+        Column::text("unit"),
+        Column::float("published"),
+        Column::text("source"),
+    ]);
     for h in hs {
-        let unit = if h.unit.is_empty() { String::new() } else { format!(" {}", h.unit) };
-        let published = h.published.map_or("-".to_string(), |p| format!("{}{unit}", num_text(p)));
-        let diff = h.published.map_or("-".to_string(), |p| format!("{:+}{unit}", Signed(h.value - p)));
-        t.add_row(vec![
-            TCell::new(&h.label),
-            right(format!("{}{unit}", num_text(h.value))),
-            right(published),
-            right(diff),
-            TCell::new(&h.source),
+        let published = h.published.map_or(Value::Null, Value::Float);
+        let source = if h.source.is_empty() { Value::Null } else { h.source.as_str().into() };
+        t.push(vec![
+            h.key.as_str().into(),
+            h.label.as_str().into(),
+            h.value.into(),
+            h.unit.as_str().into(),
+            published,
+            source,
         ]);
     }
     t
 }
 
-/// Formats a difference with the same rules as [`num_text`] and a sign.
-struct Signed(f64);
-
-impl std::fmt::Display for Signed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sign = if self.0 >= 0.0 { "+" } else { "-" };
-        if f.sign_plus() {
-            write!(f, "{sign}{}", num_text(self.0.abs()))
-        } else {
-            write!(f, "{}", num_text(self.0))
+/// A column name a script can use: no spaces or punctuation (`gpu type` ->
+/// `gpu_type`, `share (%)` -> `share_pct`); `part` is taken by the long
+/// table.
+fn column_name(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.replace('%', " pct ").chars() {
+        if c.is_alphanumeric() {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
         }
     }
-}
-
-fn cell_text(c: &Cell) -> TCell {
-    match c {
-        Cell::Str(s) => TCell::new(s),
-        Cell::Int(i) => right(i.to_string()),
-        Cell::Float(f) => right(num_text(*f)),
-        Cell::Null => right("-".into()),
+    let out = out.trim_matches('_').to_string();
+    match out.as_str() {
+        "" => "column".into(),
+        "part" => "part_".into(),
+        _ => out,
     }
 }
 
-fn cell_csv(c: &Cell) -> String {
-    match c {
-        Cell::Str(s) => csv_field(s),
-        Cell::Int(i) => i.to_string(),
-        Cell::Float(f) => num_csv(*f),
-        Cell::Null => String::new(),
+/// The parts stacked into one table: `part`, then the union of their
+/// columns; a column's kind is shared when the parts agree, numbers mix
+/// into floats, anything else is text.
+fn union(parts: Vec<(&str, Table)>) -> Table {
+    let mut columns = vec![Column::text("part")];
+    for (_, t) in &parts {
+        for c in &t.columns {
+            match columns.iter_mut().find(|u| u.name == c.name) {
+                Some(u) => u.kind = merged(u.kind, c.kind),
+                None => columns.push(c.clone()),
+            }
+        }
     }
+    let mut out = Table::new(columns);
+    for (name, t) in parts {
+        let at: Vec<usize> =
+            t.columns.iter().map(|c| out.columns.iter().position(|u| u.name == c.name).unwrap()).collect();
+        for row in t.rows {
+            let mut full = vec![Value::Null; out.columns.len()];
+            full[0] = name.into();
+            for (v, &i) in row.into_iter().zip(&at) {
+                full[i] = v;
+            }
+            out.rows.push(full);
+        }
+    }
+    out
 }
 
-/// Four significant digits, no exponent below 1e9: readable and stable.
-pub fn num_text(v: f64) -> String {
-    if v.is_nan() {
-        return "NaN".into();
-    }
-    if v.is_infinite() {
-        return if v > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if v == 0.0 {
-        return "0".into();
-    }
-    let a = v.abs();
-    if !(1e-4..1e9).contains(&a) {
-        return format!("{v:.3e}");
-    }
-    let decimals = (3 - a.log10().floor() as i32).max(0) as usize;
-    let s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
-}
-
-/// Full precision (Rust's shortest round-trip form); empty for NaN.
-/// Shortest round-trip text that keeps a float a float (`21.0`, not `21`),
-/// as pandas writes it: the Helios cluster summary then matches the
-/// published `helios_cluster_summary.csv` cell for cell.
-fn num_csv(v: f64) -> String {
-    if v.is_finite() {
-        format!("{v:?}")
-    } else if v.is_nan() {
-        String::new()
-    } else if v > 0.0 {
-        "inf".into()
-    } else {
-        "-inf".into()
-    }
-}
-
-/// Quotes a CSV field when it needs it (RFC 4180).
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+fn merged(a: Kind, b: Kind) -> Kind {
+    match (a, b) {
+        _ if a == b => a,
+        (Kind::Int | Kind::Float, Kind::Int | Kind::Float) => Kind::Float,
+        _ => Kind::Text,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracelab_present::csv;
 
-    #[test]
-    fn numbers_print_with_four_significant_digits() {
-        assert_eq!(num_text(13709.0), "13709");
-        assert_eq!(num_text(0.041666), "0.04167");
-        assert_eq!(num_text(84.4567), "84.46");
-        assert_eq!(num_text(1.5e10), "1.500e10");
-        assert_eq!(num_text(-2.0), "-2");
-    }
-
-    #[test]
-    fn csv_floats_stay_floats_like_pandas_writes_them() {
-        // The published helios_cluster_summary.csv writes 21.0 and 6373315670.0.
-        assert_eq!(num_csv(21.0), "21.0");
-        assert_eq!(num_csv(6373315670.0), "6373315670.0");
-        assert_eq!(num_csv(0.186), "0.186");
-        assert_eq!(num_csv(f64::NAN), "");
-    }
-
-    #[test]
-    fn csv_quotes_only_when_needed() {
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"x\""), "\"say \"\"x\"\"\"");
-        assert_eq!(csv_field("plain"), "plain");
-    }
-
-    #[test]
-    fn csv_blocks_are_marked_and_a_single_part_is_plain() {
+    fn output() -> Output {
         let mut out = Output::new("t.x", "T", "def");
-        let mut table = ResultTable::new(&["k", "v"]);
+        let mut table = ResultTable::new(&["gpu type", "share (%)"]);
         table.push(vec!["a".into(), 1.5.into()]);
+        table.push(vec!["b, \"c\"".into(), Cell::Int(2)]);
         out.table("tab", table);
+        out.curves("curve", "hour (h)", "jobs", vec![("s\n1".into(), vec![(0.0, 1.0), (1.0, 21.0)])]);
         out.headlines("nums", vec![Headline::new("h", "H", 2.0, "%").published(3.0, "paper")]);
-        assert_eq!(csv(&out, Some("tab")), "k,v\na,1.5\n");
-        let all = csv(&out, None);
-        assert!(all.starts_with("# part: tab\nk,v\n"), "{all}");
-        assert!(all.contains("# part: nums\nkey,label,value,unit,published,source\nh,H,2.0,%,3.0,paper\n"), "{all}");
+        out
+    }
+
+    #[test]
+    fn the_tidy_table_stacks_every_part_with_the_part_as_a_column() {
+        let want = "part,gpu_type,share_pct,series,x,y,key,label,value,unit,published,source\n\
+            tab,a,1.5,,,,,,,,,\n\
+            tab,\"b, \"\"c\"\"\",2.0,,,,,,,,,\n\
+            curve,,,\"s\n1\",0.0,1.0,,,,,,\n\
+            curve,,,\"s\n1\",1.0,21.0,,,,,,\n\
+            nums,,,,,,h,H,2.0,%,3.0,paper\n";
+        assert_eq!(csv::render(&tidy(&output(), None)), want);
+    }
+
+    #[test]
+    fn one_part_is_its_own_table() {
+        assert_eq!(csv::render(&tidy(&output(), Some("tab"))), "gpu_type,share_pct\na,1.5\n\"b, \"\"c\"\"\",2.0\n");
+    }
+
+    #[test]
+    fn headlines_show_the_difference_with_a_sign() {
+        let (_, t) = display(&output(), Some("nums")).next().unwrap();
+        assert_eq!(t.rows[0][1..4], [Value::from("2 %"), "3 %".into(), "-1 %".into()]);
     }
 }

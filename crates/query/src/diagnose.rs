@@ -43,16 +43,29 @@ fn first_paragraph(s: &str) -> String {
 }
 
 fn unknown_table(sql: &str, message: &str, name: &str, tables: &[StoredTable]) -> QueryError {
+    underline_name(sql, message, name).with_hint(unknown_table_hint(name, tables))
+}
+
+/// What to say about a table name the store does not hold: which trace it
+/// belongs to, if it is a known table, and the tables there are.
+pub(super) fn unknown_table_hint(name: &str, tables: &[StoredTable]) -> String {
     let names: Vec<&str> = tables.iter().map(|t| t.table.sql_name()).collect();
-    let hint = match schema::all_tables().into_iter().find(|t| t.sql_name() == name) {
+    match schema::all_tables().into_iter().find(|t| t.sql_name() == name) {
         Some(t) => format!(
             "{name} is a table of the {} trace, which this store does not hold; ingest that trace first. Tables in this store: {}",
             t.trace.map_or("unified", |tr| tr.name()),
             names.join(", ")
         ),
         None => format!("tables in this store: {}", names.join(", ")),
-    };
-    underline_name(sql, message, name).with_hint(hint)
+    }
+}
+
+/// A syntax error from the parser, with its position when it gives one.
+pub(super) fn syntax(sql: &str, message: &str) -> QueryError {
+    match parser_position(sql, message) {
+        Some(span) => QueryError { message: message.to_string(), at: Some(span), hint: None },
+        None => QueryError::plain(message),
+    }
 }
 
 /// `user` and `group` are SQL keywords that are also column names here:

@@ -52,7 +52,7 @@ impl Engine {
     /// (`query`, a named query's file, `-f` path) for error messages.
     pub fn run(&mut self, source: &str, sql: &str) -> Result<DataFrame> {
         let located = |e: QueryError| Error::input(source, e.to_string());
-        guard::check(sql).map_err(located)?;
+        guard::check(sql, &self.tables).map_err(located)?;
         let lf = self.ctx.execute(sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
         lf.collect().map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))
     }
@@ -85,6 +85,13 @@ impl QueryError {
     /// An error underlining token `t` of `sql`.
     fn at(sql: &str, t: &lex::Token, message: String) -> QueryError {
         QueryError { message, at: Some(Span::of(sql, t.start, t.text(sql).chars().count())), hint: None }
+    }
+
+    /// An error underlining `width` characters from 1-based `line`, `col`.
+    fn at_line_col(sql: &str, line: usize, col: usize, width: usize, message: String) -> QueryError {
+        let text = sql.lines().nth(line.saturating_sub(1)).unwrap_or_default().trim_end_matches('\r');
+        let col = col.clamp(1, text.chars().count() + 1);
+        QueryError { message, at: Some(Span { line, col, width: width.max(1), text: text.to_string() }), hint: None }
     }
 
     fn with_hint(mut self, hint: impl Into<String>) -> QueryError {

@@ -1,84 +1,72 @@
-//! Writers for query results: an aligned terminal table (comfy-table), CSV,
-//! JSON and Parquet. Text output is deterministic: floats are rounded to a
-//! fixed number of significant digits (12 in CSV and JSON, 6 in the terminal
-//! table), so the last-bit noise of a parallel sum never shows, and
-//! timestamps are RFC 3339 in UTC.
+//! Query results for the presentation layer: a Polars frame becomes a
+//! neutral [`present::Table`] (typed columns; timestamps as instants,
+//! durations as seconds), which `tracelab_present` writes as a terminal
+//! table, CSV, JSON or JSONL; and back, so any table (an analysis result, a
+//! listing) can be written as Parquet, the only file a query writes.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use chrono::{DateTime, NaiveDate};
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use polars::prelude::*;
 
+use tracelab_present::{self as present, Kind, Value};
 use tracelab_schema::error::{Error, IoContext, Result};
 
-/// Significant digits of floats in CSV and JSON: far below any tolerance a
-/// reader would compare with (1e-9), far above parallel-summation noise.
-const DATA_DIGITS: usize = 12;
-/// Significant digits of floats in the terminal table.
-const TABLE_DIGITS: usize = 6;
-
-/// One value of a result, formatted.
-#[derive(Debug, Clone, PartialEq)]
-enum Value {
-    Null,
-    Bool(bool),
-    /// A number as text (integers exactly, floats rounded); `None` for NaN
-    /// and infinities, which JSON cannot represent.
-    Number(Option<String>, String),
-    Text(String),
+/// `df` as a neutral table.
+pub fn table(df: &DataFrame) -> present::Table {
+    let columns = df.columns().iter().map(|c| column(c.name(), c.dtype())).collect();
+    let mut t = present::Table::new(columns);
+    for i in 0..df.height() {
+        t.push(df.columns().iter().map(|c| c.get(i).map_or(Value::Null, |av| value(&av))).collect());
+    }
+    t
 }
 
-fn value(av: &AnyValue, digits: usize) -> Value {
+fn column(name: &str, dtype: &DataType) -> present::Column {
+    let kind = match dtype {
+        d if d.is_integer() => Kind::Int,
+        d if d.is_float() => Kind::Float,
+        DataType::Boolean => Kind::Bool,
+        DataType::Datetime(..) => Kind::Timestamp,
+        DataType::Duration(_) => return present::Column::float(name).with_unit("s"),
+        _ => Kind::Text,
+    };
+    present::Column::new(name, kind)
+}
+
+fn value(av: &AnyValue) -> Value {
     match av {
         AnyValue::Null => Value::Null,
         AnyValue::Boolean(b) => Value::Bool(*b),
-        AnyValue::Float32(x) => float(f64::from(*x), digits),
-        AnyValue::Float64(x) => float(*x, digits),
+        AnyValue::Float32(x) => Value::Float(f64::from(*x)),
+        AnyValue::Float64(x) => Value::Float(*x),
         AnyValue::String(s) => Value::Text(s.to_string()),
         AnyValue::StringOwned(s) => Value::Text(s.to_string()),
         AnyValue::Date(d) => Value::Text(date(*d)),
-        AnyValue::Datetime(v, tu, _) => Value::Text(timestamp(*v, *tu)),
-        AnyValue::DatetimeOwned(v, tu, _) => Value::Text(timestamp(*v, *tu)),
-        AnyValue::Duration(v, tu) => float(duration_s(*v, *tu), digits),
-        av if av.is_integer() => {
-            let s = av.to_string();
-            Value::Number(Some(s.clone()), s)
-        }
+        AnyValue::Datetime(v, tu, _) | AnyValue::DatetimeOwned(v, tu, _) => instant(*v, *tu),
+        AnyValue::Duration(v, tu) => Value::Float(*v as f64 / per_second(*tu)),
+        AnyValue::UInt64(n) => Value::UInt(*n),
+        av if av.is_integer() => av.extract::<i64>().map_or_else(|| Value::Text(av.to_string()), Value::Int),
         other => Value::Text(other.to_string()),
     }
 }
 
-/// A float rounded to `digits` significant digits, shortest round-trip text.
-fn float(x: f64, digits: usize) -> Value {
-    if !x.is_finite() {
-        return Value::Number(None, x.to_string());
-    }
-    let rounded: f64 = format!("{:.*e}", digits - 1, x).parse().unwrap_or(x);
-    let abs = rounded.abs();
-    let s = if abs == 0.0 || (1e-6..1e15).contains(&abs) { format!("{rounded}") } else { format!("{rounded:e}") };
-    // -0 after rounding a tiny negative number reads as noise.
-    let s = if s == "-0" { "0".to_string() } else { s };
-    Value::Number(Some(s.clone()), s)
-}
-
-fn duration_s(v: i64, tu: TimeUnit) -> f64 {
+fn per_second(tu: TimeUnit) -> f64 {
     match tu {
-        TimeUnit::Nanoseconds => v as f64 / 1e9,
-        TimeUnit::Microseconds => v as f64 / 1e6,
-        TimeUnit::Milliseconds => v as f64 / 1e3,
+        TimeUnit::Nanoseconds => 1e9,
+        TimeUnit::Microseconds => 1e6,
+        TimeUnit::Milliseconds => 1e3,
     }
 }
 
-/// RFC 3339 in UTC, fractional seconds only when there are any.
-fn timestamp(v: i64, tu: TimeUnit) -> String {
+/// An instant in UTC; out of chrono's range it stays the raw number.
+fn instant(v: i64, tu: TimeUnit) -> Value {
     let dt = match tu {
         TimeUnit::Nanoseconds => Some(DateTime::from_timestamp_nanos(v)),
         TimeUnit::Microseconds => DateTime::from_timestamp_micros(v),
         TimeUnit::Milliseconds => DateTime::from_timestamp_millis(v),
     };
-    dt.map_or_else(|| v.to_string(), |d| d.format("%Y-%m-%dT%H:%M:%S%.fZ").to_string())
+    dt.map_or(Value::Int(v), Value::Timestamp)
 }
 
 fn date(days: i32) -> String {
@@ -86,87 +74,55 @@ fn date(days: i32) -> String {
     epoch.checked_add_signed(chrono::Duration::days(days.into())).map_or_else(|| days.to_string(), |d| d.to_string())
 }
 
-/// Rows of `df` as formatted values, row by row.
-fn rows(df: &DataFrame, digits: usize) -> impl Iterator<Item = Vec<Value>> + '_ {
-    (0..df.height())
-        .map(move |i| df.columns().iter().map(|c| c.get(i).map_or(Value::Null, |av| value(&av, digits))).collect())
+/// A neutral table as a frame (for Parquet): typed columns, timestamps in
+/// microseconds UTC.
+pub fn frame(t: &present::Table) -> Result<DataFrame> {
+    let columns = t.columns.iter().enumerate().map(|(i, c)| series(c, t.rows.iter().map(|r| &r[i])).into()).collect();
+    DataFrame::new_infer_height(columns).map_err(|e| Error::polars("result table", e))
 }
 
-fn names(df: &DataFrame) -> Vec<String> {
-    df.get_column_names().iter().map(|n| n.to_string()).collect()
-}
-
-/// CSV (RFC 4180): a header row; nulls are empty fields.
-pub fn csv(df: &DataFrame) -> String {
-    let mut out = String::new();
-    let header: Vec<String> = names(df).iter().map(|n| csv_field(n)).collect();
-    out.push_str(&header.join(","));
-    out.push('\n');
-    for row in rows(df, DATA_DIGITS) {
-        let fields: Vec<String> = row
-            .iter()
-            .map(|v| match v {
-                Value::Null => String::new(),
-                Value::Bool(b) => b.to_string(),
-                Value::Number(_, s) => s.clone(),
-                Value::Text(s) => csv_field(s),
-            })
-            .collect();
-        out.push_str(&fields.join(","));
-        out.push('\n');
-    }
-    out
-}
-
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) || s.is_empty() {
-        // An empty string is quoted so that it differs from a null.
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
-    }
-}
-
-/// A JSON array with one object per row, one row per line; NaN and
-/// infinities are null.
-pub fn json(df: &DataFrame) -> String {
-    let keys: Vec<String> = names(df).iter().map(|n| serde_json::to_string(n).expect("string")).collect();
-    let mut out = String::from("[\n");
-    for (i, row) in rows(df, DATA_DIGITS).enumerate() {
-        out.push_str(if i == 0 { "{" } else { ",\n{" });
-        for (j, v) in row.iter().enumerate() {
-            let text = match v {
-                Value::Null | Value::Number(None, _) => "null".to_string(),
-                Value::Bool(b) => b.to_string(),
-                Value::Number(Some(s), _) => s.clone(),
-                Value::Text(s) => serde_json::to_string(s).expect("string"),
-            };
-            let _ = write!(out, "{}{}:{}", if j == 0 { "" } else { "," }, keys[j], text);
+fn series<'a>(c: &present::Column, cells: impl Iterator<Item = &'a Value>) -> Series {
+    let name = c.name.as_str().into();
+    match c.kind {
+        Kind::Int => Series::new(name, cells.map(as_i64).collect::<Vec<_>>()),
+        Kind::Float => Series::new(name, cells.map(as_f64).collect::<Vec<_>>()),
+        Kind::Bool => {
+            Series::new(name, cells.map(|v| if let Value::Bool(b) = v { Some(*b) } else { None }).collect::<Vec<_>>())
         }
-        out.push('}');
+        Kind::Timestamp => {
+            let micros: Vec<Option<i64>> =
+                cells.map(|v| if let Value::Timestamp(t) = v { Some(t.timestamp_micros()) } else { None }).collect();
+            Series::new(name, micros)
+                .cast(&DataType::Datetime(TimeUnit::Microseconds, Some(TimeZone::UTC)))
+                .expect("i64 casts to a datetime")
+        }
+        Kind::Text => Series::new(name, cells.map(as_text).collect::<Vec<_>>()),
     }
-    out.push_str(if df.height() == 0 { "]\n" } else { "\n]\n" });
-    out
 }
 
-/// An aligned table for the terminal; numbers right-aligned, nulls blank.
-/// With `wrap`, long cells wrap to the terminal's width; without, lines are
-/// as long as the data (the same output wherever it is written).
-pub fn table(df: &DataFrame, wrap: bool) -> String {
-    let mut t = Table::new();
-    t.load_preset(UTF8_FULL_CONDENSED);
-    t.set_content_arrangement(if wrap { ContentArrangement::Dynamic } else { ContentArrangement::Disabled });
-    t.set_header(names(df));
-    for row in rows(df, TABLE_DIGITS) {
-        t.add_row(row.into_iter().map(|v| match v {
-            Value::Null => Cell::new(""),
-            Value::Bool(b) => Cell::new(b),
-            Value::Number(_, s) => Cell::new(s).set_alignment(CellAlignment::Right),
-            Value::Text(s) => Cell::new(s),
-        }));
+fn as_i64(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(*i),
+        Value::UInt(u) => i64::try_from(*u).ok(),
+        _ => None,
     }
-    let rows = df.height();
-    format!("{t}\n{rows} row{}\n", if rows == 1 { "" } else { "s" })
+}
+
+fn as_f64(v: &Value) -> Option<f64> {
+    match v {
+        Value::Float(x) => Some(*x),
+        Value::Int(i) => Some(*i as f64),
+        Value::UInt(u) => Some(*u as f64),
+        _ => None,
+    }
+}
+
+fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::Text(s) => Some(s.clone()),
+        other => Some(present::json::value(other).trim_matches('"').to_string()),
+    }
 }
 
 /// Writes `df` to a Parquet file (zstd), the only file a query writes.
@@ -183,7 +139,7 @@ pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<()> {
 mod tests {
     use super::*;
 
-    fn frame() -> DataFrame {
+    fn frame_of_everything() -> DataFrame {
         df!(
             "name" => [Some("a,b"), None, Some("")],
             "n" => [1i64, 2, 3],
@@ -193,22 +149,27 @@ mod tests {
     }
 
     #[test]
-    fn csv_rounds_floats_and_quotes_what_needs_quoting() {
-        assert_eq!(csv(&frame()), "name,n,x\n\"a,b\",1,0.3\n,2,NaN\n\"\",3,-1e-20\n");
-    }
-
-    #[test]
-    fn json_is_one_object_per_line_and_nan_is_null() {
-        let out = json(&frame());
-        assert_eq!(out, "[\n{\"name\":\"a,b\",\"n\":1,\"x\":0.3},\n{\"name\":null,\"n\":2,\"x\":null},\n{\"name\":\"\",\"n\":3,\"x\":-1e-20}\n]\n");
-        let parsed: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(parsed.as_array().unwrap().len(), 3);
+    fn a_frame_becomes_typed_columns_and_cells() {
+        let t = table(&frame_of_everything());
+        let kinds: Vec<Kind> = t.columns.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [Kind::Text, Kind::Int, Kind::Float]);
+        assert_eq!(t.rows[1][..2], [Value::Null, Value::Int(2)]);
+        assert!(matches!(t.rows[1][2], Value::Float(x) if x.is_nan()));
+        assert_eq!(present::csv::render(&t), "name,n,x\n\"a,b\",1,0.3\n,2,NaN\n\"\",3,-1e-20\n");
     }
 
     #[test]
     fn timestamps_are_rfc3339_utc() {
-        assert_eq!(timestamp(1_500_000, TimeUnit::Microseconds), "1970-01-01T00:00:01.500Z");
-        assert_eq!(timestamp(4_550_879_000_000, TimeUnit::Microseconds), "1970-02-22T16:07:59Z");
+        let at = |v, tu| present::json::value(&instant(v, tu));
+        assert_eq!(at(1_500_000, TimeUnit::Microseconds), "\"1970-01-01T00:00:01.500Z\"");
+        assert_eq!(at(4_550_879_000_000, TimeUnit::Microseconds), "\"1970-02-22T16:07:59Z\"");
         assert_eq!(date(18_000), "2019-04-14");
+    }
+
+    #[test]
+    fn a_table_round_trips_through_a_frame() {
+        let df = frame_of_everything();
+        let back = frame(&table(&df)).unwrap();
+        assert!(back.equals_missing(&df), "{back}\n{df}");
     }
 }

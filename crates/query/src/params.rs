@@ -51,11 +51,15 @@ pub fn bind(q: &NamedQuery, given: &BTreeMap<String, String>) -> Result<String> 
             return Err(Error::Usage(format!("{}: unknown parameter `{name}`; {}", q.name, takes(q))));
         }
     }
+    let counts = row_counts(&q.sql);
     let mut literals = BTreeMap::new();
     for p in &q.params {
         let value = given.get(&p.name).unwrap_or(&p.default);
-        let lit =
-            literal(p, value).map_err(|e| Error::Usage(format!("{}: --param {}={value}: {e}", q.name, p.name)))?;
+        let bad = |e: String| Error::Usage(format!("{}: --param {}={value}: {e}", q.name, p.name));
+        let lit = literal(p, value).map_err(bad)?;
+        if counts.contains(&p.name) && lit.starts_with('-') {
+            return Err(bad("expected a whole number, 0 or more (it is a row count: LIMIT/OFFSET)".into()));
+        }
         literals.insert(p.name.as_str(), lit);
     }
     substitute(q, &literals)
@@ -85,6 +89,18 @@ fn substitute(q: &NamedQuery, literals: &BTreeMap<&str, String>) -> Result<Strin
     }
     out.push_str(&sql[copied..]);
     Ok(out)
+}
+
+/// The `$parameters` used as a row count (`LIMIT $top`, `OFFSET $skip`),
+/// where the engine would refuse a negative value with a message about
+/// the SQL rather than about the parameter.
+fn row_counts(sql: &str) -> Vec<String> {
+    let tokens = lex::tokenize(sql);
+    tokens
+        .windows(2)
+        .filter(|w| w[1].kind == Kind::Param && (w[0].is_word(sql, "limit") || w[0].is_word(sql, "offset")))
+        .map(|w| w[1].text(sql)[1..].to_string())
+        .collect()
 }
 
 /// The distinct `$parameters` a query text uses, sorted.
@@ -123,6 +139,10 @@ mod tests {
             .to_string()
             .contains("unknown parameter `cluster`; it takes: trace (pai|philly, default pai), top"));
         assert!(bind(&query(), &parse_pairs(&["top=1; drop".into()]).unwrap()).is_err());
+        let err = bind(&query(), &parse_pairs(&["top=-1".into()]).unwrap()).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("q: --param top=-1: expected a whole number, 0 or more"), "{err}");
+        assert!(bind(&query(), &parse_pairs(&["top=0".into()]).unwrap()).is_ok());
     }
 
     #[test]

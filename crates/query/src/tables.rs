@@ -1,11 +1,13 @@
 //! What `tracelab tables` shows: the tables present in a store under their
 //! SQL names, with row counts read from the Parquet footers (no data pages
-//! are read) and the documented columns, types and units.
+//! are read) and the documented columns, types and units, as neutral
+//! tables the CLI writes in any format.
 
 use std::fs::File;
 
 use polars::prelude::*;
 
+use tracelab_present::{self as present, Column, Value};
 use tracelab_schema::error::{Error, IoContext, Result};
 use tracelab_store::{Store, StoredTable};
 
@@ -29,32 +31,34 @@ fn row_count(t: &StoredTable) -> Result<usize> {
         .map_err(|e| Error::polars(format!("{}: cannot read the Parquet footer", t.path.display()), e))
 }
 
-/// Long form, one row per (table, column): table, rows, column, type,
-/// unit, and with `docs` the column's meaning. The CLI prints it in any of
-/// the output formats.
-pub fn columns_frame(tables: &[TableInfo], docs: bool) -> Result<DataFrame> {
-    let mut cols: [Vec<String>; 5] = Default::default();
-    let mut rows: Vec<u64> = Vec::new();
-    for t in tables {
-        for c in t.stored.table.columns {
-            cols[0].push(t.stored.table.sql_name().to_string());
-            rows.push(t.rows as u64);
-            cols[1].push(c.name.to_string());
-            cols[2].push(c.ty.name().to_string());
-            cols[3].push(c.unit.to_string());
-            cols[4].push(c.doc.to_string());
+/// One row per table: its SQL name, trace, rows, columns and file size.
+pub fn overview(tables: &[TableInfo]) -> present::Table {
+    let mut t = present::Table::new(vec![
+        Column::text("table"),
+        Column::text("trace"),
+        Column::int("rows"),
+        Column::int("columns"),
+        Column::int("size").with_unit("bytes"),
+    ]);
+    for info in tables {
+        let table = info.stored.table;
+        let size = std::fs::metadata(&info.stored.path).map_or(Value::Null, |m| m.len().into());
+        let trace = table.trace.map_or("unified", |tr| tr.name());
+        t.push(vec![table.sql_name().into(), trace.into(), info.rows.into(), table.columns.len().into(), size]);
+    }
+    t
+}
+
+/// One row per column of `tables`: table, column, type, unit, nullable
+/// and meaning.
+pub fn columns(tables: &[TableInfo]) -> present::Table {
+    let mut t = present::Table::of_text(&["table", "column", "type", "unit", "nulls", "meaning"]);
+    for info in tables {
+        for c in info.stored.table.columns {
+            let nulls = if c.nullable { "null ok" } else { "not null" };
+            let row = [info.stored.table.sql_name(), c.name, c.ty.name(), c.unit, nulls, c.doc];
+            t.push(row.into_iter().map(Value::from).collect());
         }
     }
-    let [table, column, ty, unit, doc] = cols;
-    let mut columns = vec![
-        Column::new("table".into(), table),
-        Column::new("rows".into(), rows),
-        Column::new("column".into(), column),
-        Column::new("type".into(), ty),
-        Column::new("unit".into(), unit),
-    ];
-    if docs {
-        columns.push(Column::new("meaning".into(), doc));
-    }
-    DataFrame::new_infer_height(columns).map_err(|e| Error::polars("tables", e))
+    t
 }

@@ -262,13 +262,20 @@ fn usage_frame(store: &Store, dfa: &DataFrame, dfws: &DataFrame) -> Result<DataF
 }
 
 /// Every frame's row map, as written to `<store>/pai/derived/`.
-pub fn build(store: &Store) -> Result<Vec<(Frame, DataFrame)>> {
+/// `step` is told each step's name before it starts (progress).
+pub fn build(store: &Store, step: &dyn Fn(&str)) -> Result<Vec<(Frame, DataFrame)>> {
+    step("PAI derived frames: reading the keys");
     let lookups = Lookups::load(store)?;
+    step("PAI derived frames: joining instances to tasks and jobs");
     let keyed = key_instances(store, &lookups)?;
+    step("PAI derived frames: the task frame (dfa)");
     let dfa = task_frame(store, &keyed, &lookups)?;
+    step("PAI derived frames: the instance frames (dfw, dfws)");
     let (dfiw, dfw, dfws) = instance_frames(&keyed, &lookups)?;
     drop(keyed);
+    step("PAI derived frames: the usage frame (dfas)");
     let dfas = usage_frame(store, &dfa, &dfws)?;
+    step("PAI derived frames: sensor times");
     // Each sensor row matches at most one worker (dfiw has one row per
     // worker_name): the plan's order is the sensor table's.
     let times = lookups

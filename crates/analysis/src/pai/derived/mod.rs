@@ -143,8 +143,31 @@ pub fn ensure(store: &Store) -> bool {
     (key_file(store, &key).is_some() && complete()) || rebuild(store, &key).is_ok()
 }
 
+/// The progress hook: called with a step's label before each step of a
+/// rebuild (about 20 s at full scale) and with `None` when it ends. The CLI
+/// draws it on a terminal; nothing by default.
+type Hook = Box<dyn Fn(Option<&str>) + Send + Sync>;
+static PROGRESS: std::sync::OnceLock<Hook> = std::sync::OnceLock::new();
+
+/// Sets the progress hook (once per process; later calls are ignored).
+pub fn on_progress(hook: impl Fn(Option<&str>) + Send + Sync + 'static) {
+    let _ = PROGRESS.set(Box::new(hook));
+}
+
+fn progress(step: Option<&str>) {
+    if let Some(hook) = PROGRESS.get() {
+        hook(step);
+    }
+}
+
 /// Builds every frame and publishes them under `key`.
 fn rebuild(store: &Store, key: &str) -> Result<()> {
+    let built = rebuild_steps(store, key);
+    progress(None);
+    built
+}
+
+fn rebuild_steps(store: &Store, key: &str) -> Result<()> {
     let dir = dir(store);
     std::fs::create_dir_all(&dir).at(&dir)?;
     let old = dir.join(KEY_FILE);
@@ -152,7 +175,8 @@ fn rebuild(store: &Store, key: &str) -> Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&old, e)),
         _ => {}
     }
-    let frames = build::build(store)?;
+    let frames = build::build(store, &|step| progress(Some(step)))?;
+    progress(Some("writing the PAI derived frames"));
     let mut parts = Vec::new();
     for (frame, mut df) in frames {
         parts.push((frame, write_part(store, frame, &mut df)?, df.height() as u64));

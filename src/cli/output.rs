@@ -1,0 +1,184 @@
+//! Where and how every verb writes its result: the `--format`/`-o` pair,
+//! resolved once (an explicit `--format`; else from `-o`'s extension,
+//! refusing one it does not know; else a table on a terminal and CSV when
+//! piped), and the writers of `tracelab_present` behind it. Parquet goes
+//! through `tracelab_query::output` (the binary's only Polars writer).
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use tracelab_present::{csv, json, markdown, terminal, Table};
+use tracelab_schema::error::Error;
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// An aligned table (control characters in the data shown escaped)
+    Table,
+    /// RFC 4180 CSV with a header row
+    Csv,
+    /// A JSON array, one object per row
+    Json,
+    /// One JSON object per line
+    Jsonl,
+    /// A Parquet file (needs -o)
+    Parquet,
+    /// A Markdown (pipe) table
+    Markdown,
+}
+
+/// The `--format` and `-o` options, shared by every verb that prints a
+/// result.
+#[derive(Debug, Clone, clap::Args)]
+pub struct OutputArgs {
+    /// Output format [default: table on a terminal, csv when piped; with
+    /// -o, from its extension]
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Write to FILE instead of stdout; the extension gives the format
+    /// (.csv .json .jsonl .parquet .md .txt)
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// A resolved destination: the format, the file (else stdout) and whether
+/// stdout is a terminal (tables then wrap to its width).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sink {
+    pub format: Format,
+    pub to: Option<PathBuf>,
+    pub terminal: bool,
+}
+
+/// Extensions `-o` understands.
+const EXTENSIONS: &[(&str, Format)] = &[
+    ("csv", Format::Csv),
+    ("json", Format::Json),
+    ("jsonl", Format::Jsonl),
+    ("ndjson", Format::Jsonl),
+    ("parquet", Format::Parquet),
+    ("md", Format::Markdown),
+    ("txt", Format::Table),
+];
+
+impl OutputArgs {
+    pub fn resolve(&self) -> Result<Sink, Error> {
+        resolve(self.format, self.output.as_deref(), std::io::stdout().is_terminal())
+    }
+}
+
+/// The format rule of every verb (README "Commands").
+pub fn resolve(format: Option<Format>, output: Option<&Path>, stdout_terminal: bool) -> Result<Sink, Error> {
+    let by_extension = match output {
+        Some(path) => from_extension(path, format.is_some())?,
+        None => None,
+    };
+    if let (Some(f), Some(e), Some(path)) = (format, by_extension, output) {
+        if f != e {
+            return Err(Error::Usage(format!(
+                "--format {} but -o {} names a {} file; give one of them",
+                name(f),
+                path.display(),
+                name(e)
+            )));
+        }
+    }
+    let terminal = output.is_none() && stdout_terminal;
+    let format = format.or(by_extension).unwrap_or(if terminal { Format::Table } else { Format::Csv });
+    if format == Format::Parquet && output.is_none() {
+        return Err(Error::Usage("--format parquet writes a file: give it with -o FILE".into()));
+    }
+    Ok(Sink { format, to: output.map(Path::to_path_buf), terminal })
+}
+
+/// The format `path`'s extension names; an unknown one is a usage error
+/// unless `--format` was given.
+fn from_extension(path: &Path, explicit: bool) -> Result<Option<Format>, Error> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default().to_ascii_lowercase();
+    match EXTENSIONS.iter().find(|(e, _)| *e == ext) {
+        Some((_, f)) => Ok(Some(*f)),
+        None if explicit => Ok(None),
+        None => {
+            let known: Vec<String> = EXTENSIONS.iter().map(|(e, _)| format!(".{e}")).collect();
+            Err(Error::Usage(format!(
+                "-o {}: unknown extension; use {} or give --format",
+                path.display(),
+                known.join(", ")
+            )))
+        }
+    }
+}
+
+fn name(f: Format) -> String {
+    f.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+}
+
+impl Sink {
+    /// The terminal-table style: wrapped to the terminal's width when
+    /// printing to one, else lines as long as the data.
+    pub fn style(&self, digits: usize, row_count: bool) -> terminal::Style {
+        let width = if self.terminal { comfy_table::Table::new().width() } else { None };
+        terminal::Style { digits, width, row_count }
+    }
+
+    /// Writes `t`; floats in tables and Markdown get `digits` significant
+    /// digits, and a table says how many rows it has when `row_count`.
+    pub fn table(&self, t: &Table, digits: usize, row_count: bool) -> anyhow::Result<()> {
+        let text = match self.format {
+            Format::Parquet => {
+                let path = self.to.as_deref().expect("resolve() requires -o for parquet");
+                let mut df = tracelab_query::output::frame(t)?;
+                tracelab_query::output::write_parquet(&mut df, path)?;
+                return Ok(());
+            }
+            Format::Table => terminal::render(t, &self.style(digits, row_count)),
+            Format::Csv => csv::render(t),
+            Format::Json => json::array(t),
+            Format::Jsonl => json::lines(t),
+            Format::Markdown => markdown::render(t, digits),
+        };
+        self.text(&text)
+    }
+
+    /// Writes text as it is, to the file or stdout.
+    pub fn text(&self, text: &str) -> anyhow::Result<()> {
+        match &self.to {
+            Some(path) => std::fs::write(path, text).map_err(|e| Error::io(path, e).into()),
+            None => super::out(text),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn format(f: Option<Format>, o: Option<&str>, tty: bool) -> Result<Format, String> {
+        resolve(f, o.map(Path::new), tty).map(|s| s.format).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_terminal_gets_a_table_and_a_pipe_csv() {
+        assert_eq!(format(None, None, true), Ok(Format::Table));
+        assert_eq!(format(None, None, false), Ok(Format::Csv));
+        assert_eq!(format(Some(Format::Json), None, true), Ok(Format::Json));
+        // A file is never a terminal: -o without an extension's format.
+        assert!(!resolve(None, Some(Path::new("x.csv")), true).unwrap().terminal);
+    }
+
+    #[test]
+    fn the_extension_of_o_gives_the_format_and_unknown_ones_are_refused() {
+        assert_eq!(format(None, Some("out.parquet"), true), Ok(Format::Parquet));
+        assert_eq!(format(None, Some("out.JSONL"), false), Ok(Format::Jsonl));
+        assert_eq!(format(None, Some("notes.md"), false), Ok(Format::Markdown));
+        let err = format(None, Some("out.xlsx"), false).unwrap_err();
+        assert!(err.contains("-o out.xlsx: unknown extension; use .csv, .json"), "{err}");
+        assert_eq!(format(Some(Format::Csv), Some("out.dat"), false), Ok(Format::Csv));
+        let err = format(Some(Format::Csv), Some("out.parquet"), false).unwrap_err();
+        assert!(err.contains("--format csv but -o out.parquet names a parquet file"), "{err}");
+        let err = format(Some(Format::Parquet), None, false).unwrap_err();
+        assert!(err.contains("-o FILE"), "{err}");
+    }
+}
