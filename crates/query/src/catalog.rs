@@ -102,6 +102,28 @@ impl Param {
     pub fn summary(&self) -> String {
         format!("{} ({}, default {})", self.name, self.kind, self.default)
     }
+
+    /// The SQL literal for `value` of this parameter, or why the value is
+    /// not allowed.
+    pub fn literal(&self, value: &str) -> std::result::Result<String, String> {
+        match &self.kind {
+            ParamKind::Int => {
+                value.trim().parse::<i64>().map(|n| n.to_string()).map_err(|_| "expected an integer".into())
+            }
+            ParamKind::Float => match value.trim().parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(format!("{x:?}")),
+                _ => Err("expected a number".into()),
+            },
+            ParamKind::Text => Ok(quote(value)),
+            ParamKind::OneOf(allowed) if allowed.iter().any(|a| a == value) => Ok(quote(value)),
+            ParamKind::OneOf(allowed) => Err(format!("expected one of {}", allowed.join(", "))),
+        }
+    }
+}
+
+/// A SQL string literal: single quotes, embedded quotes doubled.
+fn quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
 }
 
 /// The bundled queries, sorted by name.
@@ -213,7 +235,7 @@ fn parse_param(value: &str) -> std::result::Result<Param, String> {
         default: default.trim().to_string(),
         doc: doc.trim().to_string(),
     };
-    super::params::literal(&param, &param.default).map_err(|e| format!("default of `{name}`: {e}"))?;
+    param.literal(&param.default).map_err(|e| format!("default of `{name}`: {e}"))?;
     Ok(param)
 }
 

@@ -6,42 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use super::catalog::{NamedQuery, Param, ParamKind};
+use super::catalog::{NamedQuery, Param};
 use super::lex::{self, Kind};
 use tracelab_schema::error::{Error, Result};
-
-/// The SQL literal for `value` of `param`, or why the value is not allowed.
-pub fn literal(param: &Param, value: &str) -> std::result::Result<String, String> {
-    match &param.kind {
-        ParamKind::Int => value.trim().parse::<i64>().map(|n| n.to_string()).map_err(|_| "expected an integer".into()),
-        ParamKind::Float => match value.trim().parse::<f64>() {
-            Ok(x) if x.is_finite() => Ok(format!("{x:?}")),
-            _ => Err("expected a number".into()),
-        },
-        ParamKind::Text => Ok(quote(value)),
-        ParamKind::OneOf(allowed) if allowed.iter().any(|a| a == value) => Ok(quote(value)),
-        ParamKind::OneOf(allowed) => Err(format!("expected one of {}", allowed.join(", "))),
-    }
-}
-
-/// A SQL string literal: single quotes, embedded quotes doubled.
-fn quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
-/// Parses `name=value` pairs from the command line.
-pub fn parse_pairs(pairs: &[String]) -> Result<BTreeMap<String, String>> {
-    let mut out = BTreeMap::new();
-    for p in pairs {
-        let (k, v) = p
-            .split_once('=')
-            .ok_or_else(|| Error::Usage(format!("--param {p}: expected NAME=VALUE, e.g. --param trace=helios")))?;
-        if out.insert(k.trim().to_string(), v.to_string()).is_some() {
-            return Err(Error::Usage(format!("--param {}: given twice", k.trim())));
-        }
-    }
-    Ok(out)
-}
 
 /// The query's SQL with every `$name` replaced by the literal of the given
 /// value, or the declared default.
@@ -56,7 +23,7 @@ pub fn bind(q: &NamedQuery, given: &BTreeMap<String, String>) -> Result<String> 
     for p in &q.params {
         let value = given.get(&p.name).unwrap_or(&p.default);
         let bad = |e: String| Error::Usage(format!("{}: --param {}={value}: {e}", q.name, p.name));
-        let lit = literal(p, value).map_err(bad)?;
+        let lit = p.literal(value).map_err(bad)?;
         if counts.contains(&p.name) && lit.starts_with('-') {
             return Err(bad("expected a whole number, 0 or more (it is a row count: LIMIT/OFFSET)".into()));
         }
@@ -116,6 +83,12 @@ pub fn used(sql: &str) -> Vec<String> {
 mod tests {
     use super::*;
 
+    use crate::catalog::ParamKind;
+
+    fn given(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
     fn query() -> NamedQuery {
         let text = "-- name: q\n-- param: trace pai|philly = pai: t\n-- param: top int = 5: n\n\
             SELECT '$trace' AS s, $trace AS t FROM jobs LIMIT $top";
@@ -124,30 +97,30 @@ mod tests {
 
     #[test]
     fn values_become_literals_and_strings_are_left_alone() {
-        let given = parse_pairs(&["top=3".into()]).unwrap();
+        let given = given(&[("top", "3")]);
         let sql = bind(&query(), &given).unwrap();
         assert!(sql.ends_with("SELECT '$trace' AS s, 'pai' AS t FROM jobs LIMIT 3"), "{sql}");
     }
 
     #[test]
     fn bad_values_and_unknown_names_are_usage_errors_that_list_what_is_allowed() {
-        let err = bind(&query(), &parse_pairs(&["trace=x'; drop".into()]).unwrap()).unwrap_err();
+        let err = bind(&query(), &given(&[("trace", "x'; drop")])).unwrap_err();
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().contains("expected one of pai, philly"), "{err}");
-        let err = bind(&query(), &parse_pairs(&["cluster=Earth".into()]).unwrap()).unwrap_err();
+        let err = bind(&query(), &given(&[("cluster", "Earth")])).unwrap_err();
         assert!(err
             .to_string()
             .contains("unknown parameter `cluster`; it takes: trace (pai|philly, default pai), top"));
-        assert!(bind(&query(), &parse_pairs(&["top=1; drop".into()]).unwrap()).is_err());
-        let err = bind(&query(), &parse_pairs(&["top=-1".into()]).unwrap()).unwrap_err();
+        assert!(bind(&query(), &given(&[("top", "1; drop")])).is_err());
+        let err = bind(&query(), &given(&[("top", "-1")])).unwrap_err();
         assert_eq!(err.exit_code(), 2);
         assert!(err.to_string().contains("q: --param top=-1: expected a whole number, 0 or more"), "{err}");
-        assert!(bind(&query(), &parse_pairs(&["top=0".into()]).unwrap()).is_ok());
+        assert!(bind(&query(), &given(&[("top", "0")])).is_ok());
     }
 
     #[test]
     fn text_is_quoted_with_quotes_doubled() {
         let p = Param { name: "u".into(), kind: ParamKind::Text, default: String::new(), doc: String::new() };
-        assert_eq!(literal(&p, "o'brien").unwrap(), "'o''brien'");
+        assert_eq!(p.literal("o'brien").unwrap(), "'o''brien'");
     }
 }
