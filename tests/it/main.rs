@@ -6,6 +6,7 @@
 mod analyze_helios;
 mod analyze_pai;
 mod analyze_pai_paper;
+mod analyze_seed;
 mod analyze_philly;
 mod common;
 mod ingest;

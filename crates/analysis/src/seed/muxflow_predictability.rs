@@ -239,7 +239,7 @@ fn definition(args: &Args) -> String {
     format!(
         "One regular series per trace, bins of {bin} aligned to the UTC epoch, from the first to the last bin any \
          row covers. PAI: 100 x sum over pai/sensor rows covering the bin (the worker's dfiw [start, end) overlaps \
-         it) of gpu_wrk_util/100, over the GPUs of every machine in machine_spec (lifetime averages spread over the \
+         it) of gpu_wrk_util/100 (null counts 0), over the GPUs of every machine in machine_spec (lifetime averages spread over the \
          instance's life: the trace has no time series). Philly: mean of every non-null GPU reading of \
          philly/gpu_util in the bin; NaN where none. Helios: ALLOCATION, not utilization: 100 x GPUs of GPU jobs \
          covering the bin / the day's GPUs over all clusters and VCs (helios/vc_gpus, Asia/Shanghai day), capped at \

@@ -4,7 +4,7 @@
 //! last):
 //!
 //! - PAI: 100 x (sum of `gpu_wrk_util` / 100 over the sensor rows whose
-//!   instance covers the bin) / (GPUs of every machine in `machine_spec`).
+//!   instance covers the bin; a null utilization counts 0) / (GPUs of every machine in `machine_spec`).
 //!   Sensor values are lifetime averages, so this is the reconstruction
 //!   `pai.machine-util` also uses: a row covers the bins its `[start, end)`
 //!   overlaps (`crate::pai::bins`), with its worker's `dfiw` times.
@@ -86,7 +86,8 @@ fn pai_series(ctx: &Ctx, bin_s: i64) -> Result<Raw> {
     let rows = frames::sensor_times(&ctx.store, &["start_time", "end_time", "gpu_wrk_util_pct"])?;
     let gpus = collect(ctx.store.scan(&pai::MACHINE_SPEC)?.select([col("cap_gpu").sum()]), "PAI GPUs")?;
     let total = f64s(&gpus, "cap_gpu")?.first().copied().flatten().unwrap_or(0.0);
-    let (lo, sums) = swept(rows, col("gpu_wrk_util_pct") / lit(100.0), bin_s, "seed PAI series")?;
+    let util = col("gpu_wrk_util_pct").fill_null(lit(0.0)) / lit(100.0);
+    let (lo, sums) = swept(rows, util, bin_s, "seed PAI series")?;
     let values = sums.into_iter().map(|s| if total > 0.0 { 100.0 * s / total } else { f64::NAN }).collect();
     Ok((lo, values, "GPU utilization (% of the cluster's GPUs)"))
 }
