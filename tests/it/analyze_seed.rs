@@ -61,7 +61,8 @@ fn flatten(id: &str, out: &Value) -> BTreeMap<String, Value> {
                 }
             }
             "table" => {
-                let columns: Vec<&str> = part["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+                let columns: Vec<&str> =
+                    part["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
                 let k = key_cells(id, name);
                 for row in part["rows"].as_array().unwrap() {
                     let cells = row.as_array().unwrap();
@@ -148,7 +149,7 @@ fn duration_prediction_matches_sklearn() {
 }
 
 /// A store holding Helios only: the views that need PAI or Philly data
-/// answer with notes (no error), so a report over such a store renders.
+/// answer with notes (no error), and the seed-systems report renders.
 #[test]
 fn helios_only_store_gets_notes_not_errors() {
     let tmp = tempfile::tempdir().unwrap();
@@ -165,4 +166,8 @@ fn helios_only_store_gets_notes_not_errors() {
     }
     let out = tracelab_ok(&["analyze", "seed.duration-prediction", "--param", "trace=pai", "--store", s(&store)]);
     assert!(out.contains("not in the store"), "{out}");
+    let spec = root().join("notebooks-equivalents/seed-systems.toml");
+    let report = tmp.path().join("report");
+    tracelab_ok(&["report", s(&raw), "--store", s(&store), "--out", s(&report), "--spec", s(&spec)]);
+    assert!(report.join("seed-systems/muxflow-series.svg").is_file());
 }

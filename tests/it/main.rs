@@ -6,8 +6,8 @@
 mod analyze_helios;
 mod analyze_pai;
 mod analyze_pai_paper;
-mod analyze_seed;
 mod analyze_philly;
+mod analyze_seed;
 mod common;
 mod ingest;
 mod malformed;

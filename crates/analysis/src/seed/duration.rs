@@ -238,7 +238,8 @@ fn prediction(ctx: &Ctx, args: &Args) -> Result<Output> {
             None
         }
     };
-    let (errors, apes, heads, importances) = scored.unwrap_or_default();
+    let (errors, apes, heads, importances) =
+        scored.unwrap_or_else(|| (errors_table(), Vec::new(), Vec::new(), importance_table()));
     out.table("errors", errors)
         .dists("ape", "Absolute percentage error (%)", apes)
         .headlines("headlines", heads)
@@ -259,7 +260,7 @@ fn score(d: &Dataset, n_train: usize, p: TreeParams) -> Result<Scored> {
         ("user median", median_baseline(&d.users, y, n_train)),
         ("group median", median_baseline(&d.groups, y, n_train)),
     ];
-    let mut errors = ResultTable::new(&["model", "test_jobs", "rmsle", "median_ape_pct"]);
+    let mut errors = errors_table();
     let (mut apes, mut heads) = (Vec::new(), Vec::new());
     for (name, pred) in &predictions {
         let pairs: Vec<(f64, f64)> = (n_train..d.len()).map(|i| (y[i], pred[i])).collect();
@@ -280,11 +281,19 @@ fn score(d: &Dataset, n_train: usize, p: TreeParams) -> Result<Scored> {
         ));
         apes.push((name.to_string(), Dist::from_samples(ape(&pairs))));
     }
-    let mut imp = ResultTable::new(&["feature", "importance"]);
+    let mut imp = importance_table();
     for (f, v) in d.feature_names().iter().zip(model.tree.importances()) {
         imp.push(vec![(*f).into(), v.into()]);
     }
     Ok((errors, apes, heads, imp))
+}
+
+fn errors_table() -> ResultTable {
+    ResultTable::new(&["model", "test_jobs", "rmsle", "median_ape_pct"])
+}
+
+fn importance_table() -> ResultTable {
+    ResultTable::new(&["feature", "importance"])
 }
 
 fn split_table(d: Option<&Dataset>, n_train: usize) -> ResultTable {
