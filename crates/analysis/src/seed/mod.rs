@@ -27,6 +27,8 @@ pub mod muxflow_predictability;
 pub mod muxflow_series;
 pub mod muxflow_util;
 pub mod pollux;
+#[cfg(test)]
+mod tests;
 
 use super::{Analysis, Ctx, Param, ResultTable};
 use tracelab_schema::Trace;
