@@ -40,7 +40,7 @@ pub fn min_max_scale(column: &mut [f64]) -> (f64, f64) {
 /// to its squared distance to the nearest centroid so far. Fewer than k
 /// distinct points give repeated centroids. Empty input gives none.
 pub fn kmeans_plus_plus(points: &[f64], dim: usize, k: usize, seed: u64) -> Vec<Vec<f64>> {
-    let n = if dim == 0 { 0 } else { points.len() / dim };
+    let n = points.len().checked_div(dim).unwrap_or(0);
     if n == 0 || k == 0 {
         return Vec::new();
     }
@@ -76,7 +76,7 @@ fn draw(weights: &[f64], target: f64) -> usize {
 /// that loses all its points stays where it was (scikit-learn would move
 /// it to a far point instead).
 pub fn lloyd(points: &[f64], dim: usize, init: Vec<Vec<f64>>, max_iter: usize) -> Clustering {
-    let n = if dim == 0 { 0 } else { points.len() / dim };
+    let n = points.len().checked_div(dim).unwrap_or(0);
     let mut centroids = init;
     let mut labels = vec![usize::MAX; n];
     let mut iterations = 0;

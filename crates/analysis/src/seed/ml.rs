@@ -33,7 +33,7 @@ pub struct Tree {
 }
 
 fn matrix(x: &[f64], dim: usize) -> Result<DenseMatrix<f64>> {
-    let rows = if dim == 0 { 0 } else { x.len() / dim };
+    let rows = x.len().checked_div(dim).unwrap_or(0);
     DenseMatrix::new(rows, dim, x.to_vec(), false).map_err(|e| Error::Usage(format!("feature matrix: {e}")))
 }
 

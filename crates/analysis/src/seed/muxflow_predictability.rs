@@ -118,13 +118,15 @@ fn predictability(ctx: &Ctx, args: &Args) -> Result<Output> {
     Ok(out)
 }
 
+/// Per horizon: (label, per forecaster (name, MAPE), targets scored).
+type HorizonErrors = (String, Vec<(&'static str, Option<f64>)>, usize);
+
 /// Everything measured on one series.
 struct View<'a> {
     s: &'a Series,
     hourly: Vec<f64>,
     acf: (Option<f64>, Option<f64>),
-    /// Per horizon: (label, per forecaster (name, MAPE), targets).
-    errors: Vec<(String, Vec<(&'static str, Option<f64>)>, usize)>,
+    errors: Vec<HorizonErrors>,
 }
 
 impl<'a> View<'a> {
