@@ -16,6 +16,7 @@ pub mod pai;
 mod params;
 pub mod philly;
 pub mod render;
+pub mod seed;
 pub mod shared;
 #[cfg(test)]
 pub mod testkit;
@@ -82,7 +83,7 @@ impl Ctx {
 /// Every analysis, in `--list` order.
 pub fn registry() -> Vec<&'static Analysis> {
     let mut groups: Vec<&'static [Analysis]> = pai::GROUPS.to_vec();
-    groups.extend([philly::ANALYSES, helios::ANALYSES, cross::ANALYSES]);
+    groups.extend([philly::ANALYSES, helios::ANALYSES, cross::ANALYSES, seed::ANALYSES]);
     groups.into_iter().flat_map(|g| g.iter()).collect()
 }
 

@@ -1,0 +1,168 @@
+//! `seed.muxflow-gpu-util`: per-GPU utilization and GPU-memory CDFs, the
+//! motivation of MuxFlow (Zhao et al. 2023: in production, nearly every GPU
+//! stays below 60 % utilization and most below 60 % GPU memory, so GPUs can
+//! be shared).
+//!
+//! What "per-GPU" can mean per trace:
+//! - PAI: the sensor table holds lifetime averages per instance, not time
+//!   series. A GPU is a (machine, `gpu_name`) of `dfws`; its utilization is
+//!   the runtime-weighted mean over the instances on it of `gpu_wrk_util`
+//!   per GPU the instance asked for (`gpu_wrk_util / max(1, ceil(plan_gpu /
+//!   100))`: the sensor names one device even for a multi-GPU instance), so
+//!   it is utilization while occupied. GPU memory the same with
+//!   `avg_gpu_wrk_mem` over the GPU's memory (by the machine's GPU type).
+//! - Philly: a GPU is a (machine, GPU column) of `philly/gpu_util`; its
+//!   utilization is the mean over every minute it reported (idle minutes
+//!   included). Philly has no GPU memory series.
+//! - Helios: no hardware utilization at all (a note).
+
+use polars::prelude::*;
+
+use super::{present, selected, Notes, ALL_TRACES_PARAM};
+use crate::frame::{collect, f64s};
+use crate::pai::{frames, util::gpu_mem_gib};
+use crate::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
+use tracelab_schema::error::Result;
+use tracelab_schema::philly::GPU_UTIL as PHILLY_GPU_UTIL;
+use tracelab_schema::{pai::MACHINE_SPEC, Trace};
+use tracelab_stats::Dist;
+
+pub const GPU_UTIL: Analysis = Analysis {
+    id: "seed.muxflow-gpu-util",
+    scope: Scope::Cross,
+    mirrors: "MuxFlow (Zhao et al. 2023) motivation: per-GPU utilization and GPU memory CDFs",
+    summary: "Per-GPU mean utilization and GPU-memory CDFs per trace; share of GPUs below a threshold",
+    params: &[
+        ALL_TRACES_PARAM,
+        Param { name: "threshold", default: "60", doc: "utilization (%) the headline shares stay below", choices: &[] },
+        Param {
+            name: "misc-gpu-mem",
+            default: "16",
+            doc: "GPU memory (GiB) assumed per PAI MISC GPU (no published figure)",
+            choices: &[],
+        },
+    ],
+    run: gpu_util,
+};
+
+/// MuxFlow's published shares (issue 17's reading of the paper).
+const PUBLISHED_UTIL: f64 = 99.0;
+const PUBLISHED_MEM: f64 = 90.0;
+const SOURCE: &str = "MuxFlow (Zhao et al. 2023), motivation (production GPUs)";
+
+fn gpu_util(ctx: &Ctx, args: &Args) -> Result<Output> {
+    let (threshold, misc) = (args.f64("threshold")?, args.f64("misc-gpu-mem")?);
+    let (mut util, mut mem, mut heads, mut notes) = (Vec::new(), Vec::new(), Vec::new(), Notes::default());
+    for trace in selected(args.str("trace")) {
+        if !present(ctx, trace) {
+            notes.missing(trace);
+            continue;
+        }
+        match trace {
+            Trace::Pai => {
+                let (u, m) = pai_gpus(ctx, misc)?;
+                heads.push(below("pai_util", "PAI GPUs", &u, threshold, "utilization", PUBLISHED_UTIL));
+                heads.push(below("pai_mem", "PAI GPUs", &m, threshold, "GPU memory", PUBLISHED_MEM));
+                util.push(("pai".to_string(), Dist::from_samples(u)));
+                mem.push(("pai".to_string(), Dist::from_samples(m)));
+            }
+            Trace::Philly => {
+                let u = philly_gpus(ctx)?;
+                heads.push(below("philly_util", "Philly GPUs", &u, threshold, "utilization", PUBLISHED_UTIL));
+                util.push(("philly".to_string(), Dist::from_samples(u)));
+                notes.add("philly", "no GPU memory series in the trace");
+            }
+            Trace::Helios => notes.add(
+                "helios",
+                "no hardware utilization in the trace (only GPU allocation; see seed.muxflow-predictability)",
+            ),
+        }
+    }
+    let mut out = Output::new("seed.muxflow-gpu-util", "Per-GPU utilization and GPU memory", definition(args));
+    out.dists("gpu-util", "Mean utilization per GPU (%)", util)
+        .dists("gpu-mem", "Mean GPU memory used per GPU (% of its memory)", mem)
+        .headlines("below-threshold", heads)
+        .table("notes", notes.table());
+    Ok(out)
+}
+
+/// The headline: % of `values` strictly below `threshold`.
+fn below(key: &str, who: &str, values: &[f64], threshold: f64, what: &str, published: f64) -> Headline {
+    let n = values.iter().filter(|v| **v < threshold).count();
+    let share = if values.is_empty() { f64::NAN } else { 100.0 * n as f64 / values.len() as f64 };
+    Headline::new(&format!("{key}_below"), &format!("{who} with mean {what} below {threshold} %"), share, "%")
+        .published(published, SOURCE)
+}
+
+/// GPU memory (GiB) of one GPU by the machine's GPU type, as an expression.
+fn gpu_mem_expr(misc: f64) -> Expr {
+    ["V100M32", "V100", "P100", "T4"]
+        .iter()
+        .rev()
+        .fold(lit(misc), |acc, t| when(col("gpu_type").eq(lit(*t))).then(lit(gpu_mem_gib(t, misc))).otherwise(acc))
+}
+
+/// PAI per-GPU (machine, gpu_name) runtime-weighted mean utilization and
+/// GPU memory share, in %, GPU order by (machine, gpu_name).
+fn pai_gpus(ctx: &Ctx, misc: f64) -> Result<(Vec<f64>, Vec<f64>)> {
+    let cols = ["machine", "gpu_name", "run_s", "plan_gpu_pct", "gpu_wrk_util_pct", "avg_gpu_wrk_mem_gib"];
+    let spec = ctx.store.scan(&MACHINE_SPEC)?.select([col("machine"), col("gpu_type")]);
+    let need = (col("plan_gpu_pct") / lit(100.0)).ceil().fill_null(lit(1.0)).clip_min(lit(1.0));
+    let weighted = |v: Expr| (v.clone() * col("run_s")).sum() / col("run_s").filter(v.is_not_null()).sum();
+    let lf = frames::instances_with_sensor(&ctx.store, &cols)?
+        .filter(col("machine").is_not_null().and(col("gpu_name").is_not_null()).and(col("run_s").gt(lit(0.0))))
+        .join(spec, [col("machine")], [col("machine")], JoinArgs::new(JoinType::Left))
+        .with_columns([
+            (col("gpu_wrk_util_pct") / need.clone()).alias("u"),
+            (lit(100.0) * col("avg_gpu_wrk_mem_gib") / need / gpu_mem_expr(misc)).alias("m"),
+        ])
+        .group_by([col("machine"), col("gpu_name")])
+        .agg([weighted(col("u")).alias("util"), weighted(col("m")).alias("mem")])
+        .sort(["machine", "gpu_name"], SortMultipleOptions::default());
+    let df = collect(lf, "seed.muxflow-gpu-util pai")?;
+    let finite = |v: Vec<Option<f64>>| v.into_iter().flatten().filter(|x| x.is_finite()).collect();
+    Ok((finite(f64s(&df, "util")?), finite(f64s(&df, "mem")?)))
+}
+
+/// Philly per-GPU (machine, column) mean of the non-null minutes, in %.
+fn philly_gpus(ctx: &Ctx) -> Result<Vec<f64>> {
+    let gpu = |i: usize| col(format!("gpu{i}_util_pct"));
+    let mut aggs = Vec::new();
+    for i in 0..8 {
+        aggs.push(gpu(i).sum().alias(format!("s{i}")));
+        aggs.push(gpu(i).count().cast(DataType::Float64).alias(format!("n{i}")));
+    }
+    let lf = ctx
+        .store
+        .scan(&PHILLY_GPU_UTIL)?
+        .group_by([col("machine")])
+        .agg(aggs)
+        .sort(["machine"], SortMultipleOptions::default());
+    let df = collect(lf, "seed.muxflow-gpu-util philly")?;
+    let mut out = Vec::new();
+    for i in 0..df.height() {
+        for g in 0..8 {
+            let (s, n) = (f64s(&df, &format!("s{g}"))?[i], f64s(&df, &format!("n{g}"))?[i]);
+            if let (Some(s), Some(n)) = (s, n.filter(|n| *n > 0.0)) {
+                out.push(s / n);
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn definition(args: &Args) -> String {
+    format!(
+        "Per GPU, mean utilization (and GPU memory where the trace has it). PAI: dfws instances (one per worker with \
+         a sensor row) with a machine, a gpu_name and run_s > 0; a GPU is a (machine, gpu_name); per instance u = \
+         gpu_wrk_util / max(1, ceil(plan_gpu / 100)) (per GPU asked for; a missing plan counts 1) and m = 100 x \
+         avg_gpu_wrk_mem / max(1, ceil(plan_gpu / 100)) / GPU memory of the machine's gpu_type (machine_spec: V100M32 \
+         32 GiB; V100, P100, T4 16 GiB; MISC and unknown {} GiB); the GPU's value is the run_s-weighted mean over its \
+         instances with a value: utilization while occupied, from lifetime averages (the trace has no time series). \
+         Philly: a GPU is a (machine, gpuN_util_pct column) of philly/gpu_util; its value is the mean over every \
+         minute it reported (null = offline, skipped; idle minutes count). Helios: no utilization. Headlines: % of \
+         GPUs with a mean strictly below {} %.",
+        args.str("misc-gpu-mem"),
+        args.str("threshold")
+    )
+}

@@ -1,0 +1,231 @@
+//! Hand-worked tests of the seed.* analyses on tiny stores (the numbers in
+//! each test's comment are worked out by hand; the cross-check against
+//! pandas and scikit-learn on the samples is tests/it/analyze_seed.rs).
+
+use polars::prelude::*;
+
+use crate::testkit::{self, TinyStore};
+use crate::{find, Body, Cell, Output, ResultTable};
+use tracelab_schema::{helios, pai, philly, unified::JOBS, Table, Trace};
+
+/// Every table of `trace` empty, then `given` on top (a trace counts as
+/// present only with all its tables).
+fn with_trace(trace: Trace, mut given: Vec<(&'static Table, DataFrame)>) -> Vec<(&'static Table, DataFrame)> {
+    for t in trace.tables() {
+        if !given.iter().any(|(g, _)| std::ptr::eq(*g, *t)) {
+            given.push((t, DataFrame::empty()));
+        }
+    }
+    given
+}
+
+fn run(store: &TinyStore, id: &str, params: &[(&str, &str)]) -> Output {
+    let p: Vec<(String, String)> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    find(id).unwrap().run(&store.ctx, &p).unwrap()
+}
+
+fn table<'a>(out: &'a Output, part: &str) -> &'a ResultTable {
+    match &out.part(part).unwrap().body {
+        Body::Table(t) => t,
+        _ => panic!("{part} is not a table"),
+    }
+}
+
+fn f(c: &Cell) -> f64 {
+    c.as_f64().unwrap()
+}
+
+/// Philly jobs (hours from 0, GPUs, runtime h): a 0 h 1 GPU 0.5 h (0.5
+/// GPU-h, small); b 1 h 2 GPUs 3 h (6, medium); c 10 h 4 GPUs 5 h (20,
+/// large); d 12 h 8 GPUs 20 h (160, xlarge); e has no runtime (left out).
+/// 8-hour windows: from 0 holds a, b = 6.5; from 1 holds b = 6; from 10
+/// holds c, d = 180 (the busiest); from 12 holds d = 160.
+fn philly_jobs() -> TinyStore {
+    let h = |x: f64| (x * 3600.0) as i64;
+    let jobs = df!(
+        "trace" => ["philly"; 5],
+        "cluster" => ["philly"; 5],
+        "job_id" => ["a", "b", "c", "d", "e"],
+        "submit_time" => [h(0.0), h(1.0), h(10.0), h(12.0), h(13.0)],
+        "gpus_requested" => [1.0, 2.0, 4.0, 8.0, 1.0],
+        "run_s" => [Some(1800.0), Some(3.0 * 3600.0), Some(5.0 * 3600.0), Some(20.0 * 3600.0), None],
+        "status" => ["completed"; 5],
+    )
+    .unwrap();
+    testkit::store(with_trace(Trace::Philly, vec![(&JOBS, jobs)]))
+}
+
+#[test]
+fn pollux_busiest_window_by_hand() {
+    let out = run(&philly_jobs(), "seed.pollux-busiest-window", &[]);
+    let w = table(&out, "window");
+    assert_eq!(w.rows[0][1], Cell::from("1970-01-01T10:00:00Z"));
+    assert_eq!((f(&w.rows[0][4]), f(&w.rows[0][5])), (2.0, 180.0));
+    // 180 of 186.5 GPU-hours.
+    assert!((f(&w.rows[0][6]) - 100.0 * 180.0 / 186.5).abs() < 1e-12);
+    let mix = table(&out, "mix");
+    let window_jobs: Vec<f64> = mix.column("window_jobs").unwrap().into_iter().map(f).collect();
+    assert_eq!(window_jobs, vec![0.0, 0.0, 1.0, 1.0]);
+}
+
+#[test]
+fn pollux_classes_by_hand() {
+    let out = run(&philly_jobs(), "seed.pollux-classes", &[("trace", "philly")]);
+    let t = table(&out, "classes");
+    // One job per class of four; GPU-hours 0.5, 6, 20, 160 of 186.5.
+    assert_eq!(t.column("jobs").unwrap(), vec![&Cell::Int(1); 4]);
+    assert!((f(&t.rows[3][5]) - 100.0 * 160.0 / 186.5).abs() < 1e-12);
+}
+
+/// Philly gpu_util: m1 reports gpu0 10 and 30 (mean 20) and gpu1 80 then
+/// NA (mean 80) in minutes 0 and 1; m2 reports gpu0 50 in minute 5.
+/// Per-GPU means 20, 80, 50: 2 of 3 below 60 %. With 5-minute bins the
+/// series is bin 0 = mean(10, 30, 80) = 40, bin 1 = 50.
+#[test]
+fn philly_gpu_util_and_series_by_hand() {
+    let util = df!(
+        "time" => [0i64, 60, 300],
+        "machine" => ["m1", "m1", "m2"],
+        "gpu0_util_pct" => [Some(10.0), Some(30.0), Some(50.0)],
+        "gpu1_util_pct" => [Some(80.0), None, None],
+    )
+    .unwrap();
+    let store = testkit::store(with_trace(Trace::Philly, vec![(&philly::GPU_UTIL, util)]));
+    let out = run(&store, "seed.muxflow-gpu-util", &[("trace", "philly")]);
+    let Body::Dists { series, .. } = &out.part("gpu-util").unwrap().body else { panic!() };
+    assert_eq!(series[0].1.values(), &[20.0, 50.0, 80.0]);
+    let share = out.all_headlines().find(|h| h.key == "philly_util_below").unwrap().value;
+    assert!((share - 200.0 / 3.0).abs() < 1e-12);
+    let out = run(&store, "seed.muxflow-predictability", &[("trace", "philly")]);
+    let Body::Curves { series, .. } = &out.part("series").unwrap().body else { panic!() };
+    assert_eq!(series[0].1, vec![(0.0, 40.0), (5.0 / 60.0, 50.0)]);
+}
+
+/// Helios: GPU jobs of 4 and 2 GPUs over minutes [0, 10) and [5, 10) of
+/// 2020-06-01 (UTC), the day's GPUs 8 (two VCs): bins of 5 minutes hold 4
+/// then 6 GPUs: 50 % and 75 % allocated.
+#[test]
+fn helios_allocation_series_by_hand() {
+    let t0 = 1_590_969_600i64; // 2020-06-01 00:00 UTC = 08:00 in Shanghai
+    let jobs = df!(
+        "cluster" => ["Venus", "Venus", "Venus"],
+        "job_id" => [1i64, 2, 3],
+        "gpus" => [4i64, 2, 0],
+        "start_time" => [t0, t0 + 300, t0],
+        "end_time" => [t0 + 600, t0 + 600, t0 + 600],
+    )
+    .unwrap();
+    let day = (t0 / 86_400) as i32;
+    let vcs =
+        df!("cluster" => ["Venus", "Venus"], "date" => [day, day], "vc" => ["a", "b"], "gpus" => [5i64, 3]).unwrap();
+    let vcs = vcs.lazy().with_column(col("date").cast(DataType::Date)).collect().unwrap();
+    let store = testkit::store(with_trace(Trace::Helios, vec![(&helios::JOBS, jobs), (&helios::VC_GPUS, vcs)]));
+    let out = run(&store, "seed.muxflow-predictability", &[("trace", "helios")]);
+    let Body::Curves { series, .. } = &out.part("series").unwrap().body else { panic!() };
+    assert_eq!(series[0].1, vec![(0.0, 50.0), (5.0 / 60.0, 75.0)]);
+}
+
+/// Helios jobs for the duration predictor, by submission: users u, u, v,
+/// u, v with durations 10, 30, 7 (training, the first floor(0.6 x 5) = 3)
+/// then 20 and 7 (test). User medians: u 20, v 7: the test predictions
+/// 20 and 7 are exact (RMSLE 0, median APE 0). VCs: all "x", training
+/// median of 10, 30, 7 = 10: errors ln(21/11) and ln(8/11).
+#[test]
+fn duration_baselines_by_hand() {
+    let jobs = df!(
+        "trace" => ["helios"; 5],
+        "cluster" => ["Venus"; 5],
+        "job_id" => ["1", "2", "3", "4", "5"],
+        "user" => ["u", "u", "v", "u", "v"],
+        "group" => ["x"; 5],
+        "submit_time" => [0i64, 10, 20, 30, 40],
+        "run_s" => [10.0, 30.0, 7.0, 20.0, 7.0],
+        "gpus_requested" => [1.0; 5],
+        "status" => ["completed"; 5],
+    )
+    .unwrap();
+    let store = testkit::store(with_trace(Trace::Helios, vec![(&JOBS, jobs)]));
+    let out = run(&store, "seed.duration-prediction", &[("trace", "helios"), ("train", "0.6")]);
+    let errors = table(&out, "errors");
+    let row = |m: &str| errors.rows.iter().find(|r| r[0] == Cell::from(m)).unwrap().clone();
+    assert_eq!((f(&row("user median")[2]), f(&row("user median")[3])), (0.0, 0.0));
+    let want = (((21f64 / 11.0).ln().powi(2) + (8f64 / 11.0).ln().powi(2)) / 2.0).sqrt();
+    assert!((f(&row("group median")[2]) - want).abs() < 1e-12);
+    // median APE of 50 % (20 vs 10) and 42.857 % (7 vs 10): 46.43 %.
+    assert!((f(&row("group median")[3]) - (50.0 + 300.0 / 7.0) / 2.0).abs() < 1e-9);
+    assert_eq!(f(&table(&out, "split").rows[0][2]), 3.0);
+}
+
+/// A PAI store of `n` single-instance GPU tasks with sensor rows.
+fn pai_tasks(rows: &[(&str, &str, i64, i64, f64, f64)]) -> TinyStore {
+    let n = rows.len();
+    let names: Vec<String> = (0..n).map(|i| format!("j{i}")).collect();
+    let workers: Vec<String> = (0..n).map(|i| format!("w{i}")).collect();
+    let col = |k: usize| -> Vec<f64> { rows.iter().map(|r| if k == 0 { r.4 } else { r.5 }).collect() };
+    let job = df!("job_name" => &names, "inst_id" => &names, "user" => vec!["u"; n], "status" => vec!["Terminated"; n])
+        .unwrap();
+    let task = df!("job_name" => &names, "task_name" => vec!["t"; n], "inst_num" => vec![1i64; n],
+        "status" => vec!["Terminated"; n], "plan_gpu_pct" => vec![100.0; n])
+    .unwrap();
+    let inst = df!("job_name" => &names, "task_name" => vec!["t"; n], "inst_name" => &workers,
+        "worker_name" => &workers, "inst_id" => &names, "status" => vec!["Terminated"; n],
+        "start_time" => rows.iter().map(|r| r.2).collect::<Vec<_>>(), "end_time" => rows.iter().map(|r| r.3).collect::<Vec<_>>(),
+        "machine" => rows.iter().map(|r| r.0).collect::<Vec<_>>(),
+        "run_s" => rows.iter().map(|r| (r.3 - r.2) as f64).collect::<Vec<_>>()).unwrap();
+    let sensor = df!("job_name" => &names, "task_name" => vec!["t"; n], "worker_name" => &workers, "inst_id" => &names,
+        "machine" => rows.iter().map(|r| r.0).collect::<Vec<_>>(), "gpu_name" => rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+        "gpu_wrk_util_pct" => col(0), "avg_gpu_wrk_mem_gib" => col(1), "cpu_usage_pct" => col(1)).unwrap();
+    let tag = df!("inst_id" => &names, "user" => vec!["u"; n], "group" => vec!["g"; n]).unwrap();
+    testkit::store(with_trace(
+        Trace::Pai,
+        vec![
+            (&pai::JOB, job),
+            (&pai::TASK, task),
+            (&pai::INSTANCE, inst),
+            (&pai::SENSOR, sensor),
+            (&pai::GROUP_TAG, tag),
+        ],
+    ))
+}
+
+/// Five instances of group g (runtimes 10, 20, 30, 40, 100; median 30) on
+/// GPU m/0: [0,10), [0,20), [100,130), [100,140), [200,300). The first
+/// two overlap each other (1 co-located each), so do the next two; the
+/// last is alone. Slowdowns: 1/3, 2/3 (shared); 1, 4/3 (shared); 10/3
+/// (alone).
+#[test]
+fn horus_interference_by_hand() {
+    let store = pai_tasks(&[
+        ("m", "0", 0, 10, 1.0, 1.0),
+        ("m", "0", 0, 20, 1.0, 1.0),
+        ("m", "0", 100, 130, 1.0, 1.0),
+        ("m", "0", 100, 140, 1.0, 1.0),
+        ("m", "0", 200, 300, 1.0, 1.0),
+    ]);
+    let out = run(&store, "seed.horus-interference", &[]);
+    let t = table(&out, "by-colocation");
+    assert_eq!((f(&t.rows[0][1]), f(&t.rows[1][1])), (1.0, 4.0));
+    assert!((f(&t.rows[0][2]) - 10.0 / 3.0).abs() < 1e-12);
+    assert!((f(&t.rows[1][2]) - (1.0 / 3.0 + 2.0 / 3.0 + 1.0 + 4.0 / 3.0) / 4.0).abs() < 1e-12);
+    let shared = out.all_headlines().find(|h| h.key == "shared").unwrap().value;
+    assert_eq!(shared, 80.0);
+}
+
+/// Four tasks, features (util, mem = cpu): (0, 0), (10, 0), (90, 8),
+/// (100, 8) scale to (0, 0), (0.1, 0), (0.9, 1), (1, 1): k = 2 splits
+/// them into the low pair and the high pair whatever the start, each with
+/// half the GPU time (runtimes 10 + 10 vs 10 + 10 s).
+#[test]
+fn horus_classes_by_hand() {
+    let store = pai_tasks(&[
+        ("m", "0", 0, 10, 0.0, 0.0),
+        ("m", "1", 0, 10, 10.0, 0.0),
+        ("m", "2", 0, 10, 90.0, 8.0),
+        ("m", "3", 0, 10, 100.0, 8.0),
+    ]);
+    let out = run(&store, "seed.horus-classes", &[("k", "2")]);
+    let t = table(&out, "classes");
+    assert_eq!(t.column("tasks").unwrap(), vec![&Cell::Int(2), &Cell::Int(2)]);
+    assert_eq!((f(&t.rows[0][6]), f(&t.rows[1][6])), (5.0, 95.0));
+    assert_eq!(f(&t.rows[0][5]), 50.0);
+}
