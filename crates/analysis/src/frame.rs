@@ -51,11 +51,6 @@ pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
     Ok(ca.iter().collect())
 }
 
-/// A column as f64 values, nulls and NaN dropped.
-pub fn finite_f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>> {
-    Ok(f64s(df, name)?.into_iter().flatten().filter(|v| v.is_finite()).collect())
-}
-
 /// A column as strings (nulls as None).
 pub fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
     let s = df

@@ -33,6 +33,20 @@ const MINUTE_US: i64 = 60_000_000;
 const WINDOW_MIN: i64 = 2 * 1440;
 const GPU_COLUMNS: usize = 8;
 
+/// How a GPU-minute sample arises, as the P4/P5 definitions state it.
+pub const SAMPLE_RULE: &str =
+    "For every attempt with a start and an end (philly/attempts), minute m runs from the start \
+     floored to the minute while m < end; at each m, every GPU the attempt holds (philly/placements: machine, GPU \
+     index) gives one sample, the gpu<i>_util_pct of that machine's philly/gpu_util row at m, when the row exists \
+     and the value is not NA. One sample = one GPU-minute; every attempt counts, with the job's FIRST-attempt GPU \
+     count and final status. Times are UTC on both sides (the notebook matched naive job times to PDT/PST-stripped \
+     utilization times, ambiguous in the hour after the 2017-11-05 DST change).";
+
+/// The series label of a job size.
+pub fn size_label(g: i64) -> String {
+    format!("{g} GPU")
+}
+
 /// Which attempts contribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Filter {

@@ -16,45 +16,82 @@
 
 use polars::prelude::*;
 
-use super::super::frame::{collect, f64s, i64s};
-use super::super::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
-use super::bins::{covers_time, end_bin, first_bin};
+use super::bins::{covers_time, end_bin, first_bin, BIN};
 use super::frames;
-use super::util::BIN_PARAM;
+use crate::declare::{About, Analyze, Published, Scope};
+use crate::frame::{collect, f64s, i64s};
+use crate::output::{Headline, Output};
+use crate::params::{choice, params, Param, Seconds};
+use crate::Ctx;
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
-pub static ANALYSES: [Analysis; 1] = [Analysis {
-    id: "pai.gpu-sharing",
-    scope: Scope::Pai,
-    mirrors: "NSDI'22 Fig 9 (paper only; tracelab reconstruction)",
-    summary: "GPUs occupied vs needed without sharing per time bin; hot (>95 %) GPU-bins and how many are shared",
-    params: &[
-        BIN_PARAM,
-        Param {
-            name: "multi-gpu",
-            default: "include",
-            doc: "instances with plan_gpu > 100 (one named device in the sensor): include or exclude",
-            choices: &["include", "exclude"],
-        },
-        Param { name: "hot", default: "95", doc: "GPU utilization (%) above which a GPU-bin is hot", choices: &[] },
-    ],
-    run: gpu_sharing,
-}];
+choice! {
+    /// Instances with plan_gpu > 100 (one named device in the sensor).
+    pub enum MultiGpu { Include = "include", Exclude = "exclude" }
+}
+
+const MULTI_GPU: Param<MultiGpu> = Param::choice(
+    "multi-gpu",
+    "include",
+    "instances with plan_gpu > 100 (one named device in the sensor): include or exclude",
+);
+const HOT: Param<f64> = Param::number("hot", "95", "GPU utilization (%) above which a GPU-bin is hot");
+
+params! {
+    pub struct SharingParams {
+        pub bin: Seconds = BIN,
+        pub multi_gpu: MultiGpu = MULTI_GPU,
+        pub hot: f64 = HOT,
+    }
+}
+
+pub struct GpuSharing;
+
+const SOURCE: &str = "NSDI'22 Sec 5 (Fig 9)";
+
+impl Analyze for GpuSharing {
+    type Params = SharingParams;
+    const ABOUT: About = About {
+        id: "pai.gpu-sharing",
+        scope: Scope::Pai,
+        mirrors: "NSDI'22 Fig 9 (paper only; tracelab reconstruction)",
+        summary: "GPUs occupied vs needed without sharing per time bin; hot (>95 %) GPU-bins and how many are shared",
+        title: "GPU sharing: occupied vs needed GPUs over time",
+    };
+    const PUBLISHED: &'static [Published] = &[
+        Published::new("saving", 50.0, "%", SOURCE),
+        Published::new("hot", 7.0, "%", SOURCE),
+        Published::new(
+            "hot_shared_of_hot",
+            4.5,
+            "%",
+            "NSDI'22 Sec 5 (Fig 9); the text may mean 4.5 % of all GPUs: see hot_shared_of_all",
+        ),
+    ];
+
+    fn definition(p: &SharingParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &SharingParams, out: &mut Output) -> Result<()> {
+        gpu_sharing(ctx, p, out)
+    }
+}
 
 /// The instances with their GPU (`gpu`: an integer id per machine and
 /// `gpu_name`, from the ranks of the sorted distinct machines and names, so
 /// that the sweeps group and sort integers, not strings), need and per-GPU
 /// utilization, and bins; evaluated once.
-fn running(ctx: &Ctx, args: &Args, bin_s: i64) -> Result<DataFrame> {
+fn running(ctx: &Ctx, multi_gpu: MultiGpu, bin_s: i64) -> Result<DataFrame> {
     let cols = ["start_time", "end_time", "gpu_name", "machine", "plan_gpu_pct", "gpu_wrk_util_pct"];
-    let mut lf = frames::instances_with_sensor(&ctx.store, &cols)?.filter(
+    let mut lf = frames::instances_with_sensor(ctx, &cols)?.filter(
         covers_time()
             .and(col("gpu_name").is_not_null())
             .and(col("machine").is_not_null())
             .and(col("plan_gpu_pct").gt(lit(0.0))),
     );
-    if args.str("multi-gpu") == "exclude" {
+    if multi_gpu == MultiGpu::Exclude {
         lf = lf.filter(col("plan_gpu_pct").lt_eq(lit(100.0)));
     }
     let need = (col("plan_gpu_pct") / lit(100.0)).ceil();
@@ -173,10 +210,9 @@ fn segments(changes: &DataFrame, span: i64, b0: i64, hot: f64) -> Result<Segment
     Ok(Segments { bins, occupancy })
 }
 
-fn gpu_sharing(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let bin_s = args.duration_s("bin")?;
-    let hot = args.f64("hot")?;
-    let inst = running(ctx, args, bin_s)?;
+fn gpu_sharing(ctx: &Ctx, p: &SharingParams, out: &mut Output) -> Result<()> {
+    let (bin_s, hot) = (p.bin.0, p.hot);
+    let inst = running(ctx, p.multi_gpu, bin_s)?;
     // (gpu, bin) packed into one integer `cell` for the grouping and the
     // sort: bins run from the first start to the last end bin.
     let b0 = i64s(&inst, "b0")?.into_iter().flatten().min().unwrap_or(0);
@@ -218,25 +254,21 @@ fn gpu_sharing(ctx: &Ctx, args: &Args) -> Result<Output> {
     }
     let ratio = Dist::from_counts(ratios);
     let [gpu_bins, hot_bins, hot_shared] = seg.bins.map(|b| b as f64);
-    let src = "NSDI'22 Sec 5 (Fig 9)";
     let headlines = vec![
         Headline::new(
             "saving",
             "GPUs saved by sharing (1 - occupied / needed GPU-time)",
             100.0 * (1.0 - sum_occ / sum_need),
             "%",
-        )
-        .published(50.0, src),
+        ),
         Headline::new("median_ratio", "occupied / needed GPUs, median over bins", ratio.quantile(0.5), "%"),
-        Headline::new("hot", &format!("occupied GPU-bins above {hot} % utilization"), 100.0 * hot_bins / gpu_bins, "%")
-            .published(7.0, src),
+        Headline::new("hot", &format!("occupied GPU-bins above {hot} % utilization"), 100.0 * hot_bins / gpu_bins, "%"),
         Headline::new(
             "hot_shared_of_hot",
             "of those, hosting more than one instance",
             100.0 * hot_shared / hot_bins,
             "%",
-        )
-        .published(4.5, &format!("{src}; the text may mean 4.5 % of all GPUs: see hot_shared_of_all")),
+        ),
         Headline::new(
             "hot_shared_of_all",
             "hot and shared GPU-bins, of all occupied GPU-bins",
@@ -244,7 +276,15 @@ fn gpu_sharing(ctx: &Ctx, args: &Args) -> Result<Output> {
             "%",
         ),
     ];
-    let definition = format!(
+    out.dists("ratio", "occupied / needed GPUs per bin (%)", vec![("all bins".into(), ratio)])
+        .curves("over-time", "hours since the first bin", "occupied / needed GPUs (%)", vec![("ratio".into(), curve)])
+        .headlines("fig9", headlines);
+    Ok(())
+}
+
+fn definition(p: &SharingParams) -> String {
+    let (bin_s, hot) = (p.bin.0, p.hot);
+    format!(
         "tracelab reconstruction; instances = dfws rows (dfw with a pai/sensor row, inner join on worker_name) with \
          gpu_name and machine not null, plan_gpu > 0 ({} multi-GPU instances, plan_gpu > 100), covering the {bin_s} s \
          bins their [start_time, end_time) overlaps. Per bin: occupied = distinct (machine, gpu_name) with a covering \
@@ -253,21 +293,16 @@ fn gpu_sharing(ctx: &Ctx, args: &Args) -> Result<Output> {
          sum(needed) over bins. GPU utilization of a (machine, gpu_name) in a bin = sum over covering instances of \
          gpu_wrk_util / ceil(plan_gpu / 100) (null util 0); hot = above {hot} %; shared = more than one covering \
          instance; shares over occupied GPU-bins",
-        args.str("multi-gpu")
-    );
-    let mut out = Output::new("pai.gpu-sharing", "GPU sharing: occupied vs needed GPUs over time", definition);
-    out.dists("ratio", "occupied / needed GPUs per bin (%)", vec![("all bins".into(), ratio)])
-        .curves("over-time", "hours since the first bin", "occupied / needed GPUs (%)", vec![("ratio".into(), curve)])
-        .headlines("fig9", headlines);
-    Ok(out)
+        p.multi_gpu.name()
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use polars::df;
 
-    use super::super::super::testkit;
     use super::*;
+    use crate::testkit;
     use tracelab_schema::pai::{GROUP_TAG, INSTANCE, MACHINE_SPEC, SENSOR, TASK};
 
     /// Bins of 100 s on machine m. w1 on gpu0 [0,200) plan 50 util 60; w2 on
@@ -300,12 +335,12 @@ mod tests {
                 .unwrap(),
             ),
         ]);
-        let out = ANALYSES[0].run(&t.ctx, &[("bin".into(), "100s".into())]).unwrap();
+        let out = testkit::run(&GpuSharing, &t, &[("bin", "100s")]);
         let h = |k: &str| out.all_headlines().find(|h| h.key == k).unwrap().value;
         assert!((h("saving") - 40.0).abs() < 1e-12);
         assert!((h("hot") - 100.0 / 3.0).abs() < 1e-12);
         assert_eq!(h("hot_shared_of_hot"), 100.0);
-        let crate::Body::Dists { series, .. } = &out.part("ratio").unwrap().body else { panic!() };
+        let crate::output::Body::Dists { series, .. } = &out.part("ratio").unwrap().body else { panic!() };
         assert_eq!(series[0].1.values(), &[50.0, 200.0 / 3.0]);
     }
 }

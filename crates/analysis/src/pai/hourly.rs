@@ -1,7 +1,7 @@
-//! Submission patterns (NSDI'22 Fig 3, notebook A3-A6): tasks and requested
-//! resources per hour over one week, and per hour of day as box statistics.
+//! Hour binning in the PAI trace's Asia/Shanghai wall clock (the README's
+//! guarantee), shared by the submission patterns (NSDI'22 Fig 3, notebook
+//! A3-A6): per hour over one week, and per hour of day as box statistics.
 //!
-//! Time is the trace's Asia/Shanghai wall clock (the README's guarantee).
 //! The week: `hourofyear = dayofyear * 24 + hour` (1-based day of year), and
 //! hour 0 = hourofyear 600, i.e. 1970-01-25 00:00 UTC+8, a Sunday (the
 //! notebook's `offset=-600`, upstream issue #262). Hour-of-day boxes use one
@@ -10,59 +10,26 @@
 
 use polars::prelude::*;
 
-use super::super::frame::{collect, f64s, i64s, local};
-use super::super::{Analysis, Args, Ctx, Output, Param, ResultTable, Scope};
-use super::frames;
+use crate::frame::{collect, f64s, i64s, local};
+use crate::output::ResultTable;
+use crate::params::{params, Param};
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Trace;
 use tracelab_stats::Dist;
 
-const OFFSET: Param =
-    Param { name: "offset", default: "600", doc: "hourofyear shown as hour 0 (600 = a Sunday)", choices: &[] };
-const RESOURCE: Param = Param {
-    name: "resource",
-    default: "cpu",
-    doc: "requested resource per hour: cpu (plan_cpu/100, vCPU), gpu (plan_gpu/100, GPUs), mem (plan_mem/1000)",
-    choices: &["cpu", "gpu", "mem"],
-};
+/// The week series' hour 0 (A3 and A5).
+pub const OFFSET: Param<u64> =
+    Param::whole("offset", "600", "hourofyear shown as hour 0 (600 = a Sunday)", 0, u64::MAX);
 
-pub static ANALYSES: [Analysis; 4] = [
-    Analysis {
-        id: "pai.hourly-submissions",
-        scope: Scope::Pai,
-        mirrors: "NSDI'22 Fig 3a (notebook A3)",
-        summary: "tasks submitted per hour over one week (Sunday 00:00 UTC+8 = hour 0)",
-        params: &[OFFSET],
-        run: hourly_submissions,
-    },
-    Analysis {
-        id: "pai.submissions-by-hour",
-        scope: Scope::Pai,
-        mirrors: "NSDI'22 Fig 3b (notebook A4)",
-        summary: "tasks submitted per hour of day: box statistics over complete days",
-        params: &[],
-        run: submissions_by_hour,
-    },
-    Analysis {
-        id: "pai.hourly-requests",
-        scope: Scope::Pai,
-        mirrors: "notebook A5",
-        summary: "CPU, GPU and memory requested per hour over one week, by instance start",
-        params: &[OFFSET],
-        run: hourly_requests,
-    },
-    Analysis {
-        id: "pai.requests-by-hour",
-        scope: Scope::Pai,
-        mirrors: "notebook A6",
-        summary: "resources requested per hour of day: box statistics over complete days",
-        params: &[RESOURCE],
-        run: requests_by_hour,
-    },
-];
+params! {
+    /// The week series' parameters.
+    pub struct WeekParams {
+        pub offset: u64 = OFFSET,
+    }
+}
 
 /// The `dfw` columns the request series read.
-const REQUEST_COLUMNS: [&str; 4] = ["start_time", "plan_cpu_pct", "plan_gpu_pct", "plan_mem_gib"];
+pub const REQUEST_COLUMNS: [&str; 4] = ["start_time", "plan_cpu_pct", "plan_gpu_pct", "plan_mem_gib"];
 
 const HOUR_US: i64 = 3_600_000_000;
 
@@ -112,7 +79,7 @@ fn hourofyear(lh: Expr) -> Expr {
 /// Sums the `values` (name, per-row expression) per hourofyear of `ts`,
 /// shifted by the offset and cut to hours 0..=168 (the notebook plots
 /// `0 <= hour < 169`).
-fn week_series(lf: LazyFrame, ts: Expr, values: &[(&str, Expr)], offset: i64) -> Result<DataFrame> {
+pub fn week_series(lf: LazyFrame, ts: Expr, values: &[(&str, Expr)], offset: i64) -> Result<DataFrame> {
     let per_hoy: Vec<Expr> = values.iter().map(|(n, _)| col(*n).sum()).collect();
     let grouped = hour_sums(lf, ts, values)?
         .group_by([hourofyear(col("lh"))])
@@ -123,52 +90,16 @@ fn week_series(lf: LazyFrame, ts: Expr, values: &[(&str, Expr)], offset: i64) ->
     collect(grouped, "hourly series")
 }
 
-fn points(df: &DataFrame, y: &str, scale: f64) -> Result<Vec<(f64, f64)>> {
+/// The (hour, y / scale) points of a week series.
+pub fn points(df: &DataFrame, y: &str, scale: f64) -> Result<Vec<(f64, f64)>> {
     let hours = i64s(df, "hour")?;
     let ys = f64s(df, y)?;
     Ok(hours.into_iter().zip(ys).filter_map(|(h, v)| Some((h? as f64, v? / scale))).collect())
 }
 
-fn hourly_submissions(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let offset = args.u64("offset")? as i64;
-    let df =
-        week_series(frames::tasks(&ctx.store, &["start_time"])?, col("start_time"), &[("tasks", lit(1.0))], offset)?;
-    let definition = format!(
-        "dfa (tasks with instances), task start_time in Asia/Shanghai; tasks per hourofyear = dayofyear*24 + hour; \
-         hour = hourofyear - {offset}; hours 0..168; hours without tasks are absent (as upstream)"
-    );
-    let mut out = Output::new("pai.hourly-submissions", "Task submissions per hour over one week", definition);
-    out.curves(
-        "tasks",
-        "hour of the week (0 = Sunday 00:00)",
-        "tasks submitted",
-        vec![("tasks".into(), points(&df, "tasks", 1.0)?)],
-    );
-    Ok(out)
-}
-
-fn hourly_requests(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let offset = args.u64("offset")? as i64;
-    let sums: Vec<(&str, Expr)> = REQUEST_COLUMNS[1..].iter().map(|c| (*c, col(*c))).collect();
-    let df = week_series(frames::instances(&ctx.store, &REQUEST_COLUMNS)?, col("start_time"), &sums, offset)?;
-    let series = vec![
-        ("CPU (x10 cores)".to_string(), points(&df, "plan_cpu_pct", 1000.0)?),
-        ("GPU (GPUs)".to_string(), points(&df, "plan_gpu_pct", 100.0)?),
-        ("memory (x100 GiB)".to_string(), points(&df, "plan_mem_gib", 100.0)?),
-    ];
-    let definition = format!(
-        "dfw (one row per worker with its task's per-instance plans), instance start_time in Asia/Shanghai; per \
-         hourofyear the sums of plan_cpu/1000 (10 CPU cores), plan_gpu/100 (GPUs), plan_mem/100 (100 GiB) as the \
-         notebook scales them; hour = hourofyear - {offset}"
-    );
-    let mut out = Output::new("pai.hourly-requests", "Resources requested per hour over one week", definition);
-    out.curves("requests", "hour of the week (0 = Sunday 00:00)", "requested", series);
-    Ok(out)
-}
-
 /// Per (local date, hour) sums of `value`, dates missing an hour dropped,
 /// then box statistics per hour.
-fn by_hour_boxes(lf: LazyFrame, ts: Expr, value: Expr) -> Result<ResultTable> {
+pub fn by_hour_boxes(lf: LazyFrame, ts: Expr, value: Expr) -> Result<ResultTable> {
     let hours_of_date = col("hour").n_unique().over([col("date")]).map_err(|e| Error::polars("hours per date", e))?;
     // A local hour index splits into the local date (days since 1970-01-01)
     // and the hour of that day.
@@ -218,35 +149,6 @@ fn box_table(by_hour: Vec<Vec<f64>>) -> ResultTable {
         ]);
     }
     t
-}
-
-fn submissions_by_hour(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let table = by_hour_boxes(frames::tasks(&ctx.store, &["start_time"])?, col("start_time"), lit(1.0))?;
-    let definition = "dfa, task start_time in Asia/Shanghai; tasks per (date, hour); dates missing any hour dropped \
-                      (the notebook's dropna); box per hour of day over the remaining dates, quartiles by linear \
-                      interpolation, whiskers at 1 x IQR (seaborn whis=1), fliers not drawn";
-    let mut out = Output::new("pai.submissions-by-hour", "Tasks submitted by hour of day", definition);
-    out.table("boxes", table);
-    Ok(out)
-}
-
-fn requests_by_hour(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let (value, scale, unit) = match args.str("resource") {
-        "gpu" => (col("plan_gpu_pct"), 100.0, "GPUs (plan_gpu/100)"),
-        "mem" => (col("plan_mem_gib"), 1000.0, "plan_mem/1000 (as upstream)"),
-        _ => (col("plan_cpu_pct"), 100.0, "vCPU (plan_cpu/100)"),
-    };
-    let mut cols = REQUEST_COLUMNS.to_vec();
-    cols.push("job_name");
-    let lf = frames::instances(&ctx.store, &cols)?.filter(col("job_name").is_not_null());
-    let table = by_hour_boxes(lf, col("start_time"), value.cast(DataType::Float64) / lit(scale))?;
-    let definition = format!(
-        "dfw (job_name not null), instance start_time in Asia/Shanghai; per (date, hour) the sum of the \
-         per-instance request in {unit}; dates missing any hour dropped; box per hour of day, whiskers at 1 x IQR"
-    );
-    let mut out = Output::new("pai.requests-by-hour", "Resources requested by hour of day", definition);
-    out.table("boxes", table);
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -25,43 +25,87 @@
 //! Method: sort-and-sweep over change events per machine and bin
 //! ([`super::bins`]), never the rows x bins product.
 
+use std::ops::Bound;
+
 use polars::prelude::*;
 
-use super::super::frame::{collect, f64s, i64s, strs};
-use super::super::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
-use super::bins::{covers_time, end_bin, first_bin};
+use super::bins::{covers_time, end_bin, first_bin, BIN};
 use super::frames;
+use crate::declare::{About, Analyze, Published, Scope};
+use crate::frame::{collect, f64s, i64s, strs};
+use crate::output::{Headline, Output};
+use crate::params::{choice, params, Param, Seconds};
+use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::pai::{MACHINE_METRIC, MACHINE_SPEC};
 use tracelab_stats::quantiles_in_place;
 use tracelab_stats::Dist;
-use tracelab_store::Store;
 
-pub const BIN_PARAM: Param =
-    Param { name: "bin", default: "5m", doc: "time bin (sampling interval), e.g. 5m, 1h", choices: &[] };
+choice! {
+    /// Machines with no covering row in a bin.
+    pub enum Idle {
+        /// Idle: 0 % (nothing runs there).
+        Zero = "zero",
+        /// Left out of the bin's percentiles.
+        Absent = "absent",
+    }
+}
 
-pub static ANALYSES: [Analysis; 1] = [Analysis {
-    id: "pai.machine-util",
-    scope: Scope::Pai,
-    mirrors: "NSDI'22 Fig 7 (paper only; tracelab reconstruction)",
-    summary: "CDF over time bins of the P50/P90 machine GPU, CPU, memory and GPU-memory utilization, 2-GPU vs 8-GPU",
-    params: &[
-        BIN_PARAM,
-        Param {
-            name: "idle",
-            default: "zero",
-            doc: "machines with no covering row in a bin: zero (idle, 0 %) or absent (left out)",
-            choices: &["zero", "absent"],
-        },
-        Param {
-            name: "misc-gpu-mem",
-            default: "16",
-            doc: "GPU memory (GiB) assumed per MISC GPU (no published figure)",
-            choices: &[],
-        },
-    ],
-    run: machine_util,
-}];
+const IDLE: Param<Idle> =
+    Param::choice("idle", "zero", "machines with no covering row in a bin: zero (idle, 0 %) or absent (left out)");
+const MISC_GPU_MEM: Param<f64> = Param::number_in(
+    "misc-gpu-mem",
+    "16",
+    "GPU memory (GiB) assumed per MISC GPU (no published figure)",
+    Bound::Excluded(0.0),
+    Bound::Unbounded,
+);
+
+params! {
+    pub struct MachineUtilParams {
+        pub bin: Seconds = BIN,
+        pub idle: Idle = IDLE,
+        pub misc_gpu_mem: f64 = MISC_GPU_MEM,
+    }
+}
+
+pub struct MachineUtil;
+
+const SOURCE: &str = "NSDI'22 Sec 4.1 (Fig 7)";
+const ALMOST_ALWAYS: &str = "NSDI'22 Sec 4.1 (Fig 7): \"almost always\"";
+
+impl Analyze for MachineUtil {
+    type Params = MachineUtilParams;
+    const ABOUT: About = About {
+        id: "pai.machine-util",
+        scope: Scope::Pai,
+        mirrors: "NSDI'22 Fig 7 (paper only; tracelab reconstruction)",
+        summary:
+            "CDF over time bins of the P50/P90 machine GPU, CPU, memory and GPU-memory utilization, 2-GPU vs 8-GPU",
+        title: "Machine utilization over time, P50/P90 by machine class",
+    };
+    /// The paper's Fig 7 statements: P90 GPU utilization varies between
+    /// about 40 % and 100 %; memory and GPU-memory P90 stay below 60 %
+    /// almost always.
+    const PUBLISHED: &'static [Published] = &[
+        Published::new("2-GPU gpu p90 min", 40.0, "%", SOURCE),
+        Published::new("2-GPU gpu p90 max", 100.0, "%", SOURCE),
+        Published::new("8-GPU gpu p90 min", 40.0, "%", SOURCE),
+        Published::new("8-GPU gpu p90 max", 100.0, "%", SOURCE),
+        Published::new("2-GPU mem p90 under 60", 100.0, "%", ALMOST_ALWAYS),
+        Published::new("8-GPU mem p90 under 60", 100.0, "%", ALMOST_ALWAYS),
+        Published::new("2-GPU gpu-mem p90 under 60", 100.0, "%", ALMOST_ALWAYS),
+        Published::new("8-GPU gpu-mem p90 under 60", 100.0, "%", ALMOST_ALWAYS),
+    ];
+
+    fn definition(p: &MachineUtilParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &MachineUtilParams, out: &mut Output) -> Result<()> {
+        machine_util(ctx, p, out)
+    }
+}
 
 /// The machine classes of Fig 7, by `cap_gpu`.
 pub const CLASSES: [(i64, &str); 2] = [(2, "2-GPU"), (8, "8-GPU")];
@@ -88,8 +132,9 @@ struct Machine {
 
 /// Machines of the two classes with an index column `idx`, plus their
 /// capacities (index = position).
-fn machines(store: &Store, misc: f64) -> Result<(LazyFrame, Vec<Option<Machine>>)> {
-    let spec = store
+fn machines(ctx: &Ctx, misc: f64) -> Result<(LazyFrame, Vec<Option<Machine>>)> {
+    let spec = ctx
+        .store
         .scan(&MACHINE_SPEC)?
         .select([col("machine"), col("gpu_type"), col("cap_gpu"), col("cap_mem_gib")])
         .sort(["machine"], SortMultipleOptions::default())
@@ -181,8 +226,8 @@ fn merge_cells(ev: &DataFrame, m: i64) -> Result<DataFrame> {
 }
 
 /// The machine_metric rows: v0 = machine_gpu_pct, v1 = machine_cpu_pct.
-fn metric_rows(store: &Store) -> Result<LazyFrame> {
-    Ok(store.scan(&MACHINE_METRIC)?.select([
+fn metric_rows(ctx: &Ctx) -> Result<LazyFrame> {
+    Ok(ctx.store.scan(&MACHINE_METRIC)?.select([
         col("machine"),
         col("start_time"),
         col("end_time"),
@@ -193,9 +238,9 @@ fn metric_rows(store: &Store) -> Result<LazyFrame> {
 
 /// The sensor rows with their instance's times (the worker's `dfiw` row,
 /// inner join on worker_name): v0 = avg_mem_gib, v1 = avg_gpu_wrk_mem_gib.
-fn sensor_rows(store: &Store) -> Result<LazyFrame> {
+fn sensor_rows(ctx: &Ctx) -> Result<LazyFrame> {
     let cols = ["machine", "start_time", "end_time", "avg_mem_gib", "avg_gpu_wrk_mem_gib"];
-    Ok(frames::sensor_times(store, &cols)?.select([
+    Ok(frames::sensor_times(ctx, &cols)?.select([
         col("machine"),
         col("start_time"),
         col("end_time"),
@@ -283,15 +328,13 @@ fn extent(evs: &[&DataFrame], n_machines: usize) -> Result<((i64, i64), Vec<bool
     Ok(((lo, hi.max(lo)), active))
 }
 
-fn machine_util(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let bin_s = args.duration_s("bin")?;
-    let idle_zero = args.str("idle") == "zero";
-    let misc = args.f64("misc-gpu-mem")?;
-    let (spec, list) = machines(&ctx.store, misc)?;
-    let metric_ev = events(metric_rows(&ctx.store)?, spec.clone(), list.len(), bin_s, "machine metric events")?;
-    let sensor_ev = events(sensor_rows(&ctx.store)?, spec, list.len(), bin_s, "sensor events")?;
+fn machine_util(ctx: &Ctx, p: &MachineUtilParams, out: &mut Output) -> Result<()> {
+    let bin_s = p.bin.0;
+    let (spec, list) = machines(ctx, p.misc_gpu_mem)?;
+    let metric_ev = events(metric_rows(ctx)?, spec.clone(), list.len(), bin_s, "machine metric events")?;
+    let sensor_ev = events(sensor_rows(ctx)?, spec, list.len(), bin_s, "sensor events")?;
     let (bins, active) = extent(&[&metric_ev, &sensor_ev], list.len())?;
-    let sweep = Sweep { machines: &list, active: &active, idle_zero, bins };
+    let sweep = Sweep { machines: &list, active: &active, idle_zero: p.idle == Idle::Zero, bins };
     // The two sweeps are independent: the second on another thread.
     let (mean, mem) = std::thread::scope(|s| {
         let mem = s.spawn(|| {
@@ -301,11 +344,6 @@ fn machine_util(ctx: &Ctx, args: &Args) -> Result<Output> {
         (mean, mem.join().expect("sweep thread"))
     });
     let (mean, mem) = (mean?, mem?);
-    let mut out = Output::new(
-        "pai.machine-util",
-        "Machine utilization over time, P50/P90 by machine class",
-        definition(bin_s, args),
-    );
     let mut headlines = Vec::new();
     for (k, metric) in METRICS.iter().enumerate() {
         let src = if k < 2 { &mean } else { &mem };
@@ -319,50 +357,32 @@ fn machine_util(ctx: &Ctx, args: &Args) -> Result<Output> {
         out.dists(metric, &format!("{metric} utilization across machines per {bin_s} s bin (%)"), series);
     }
     out.headlines("fig7", headlines);
-    Ok(out)
+    Ok(())
 }
 
 fn finite(v: &[f64]) -> Vec<f64> {
     v.iter().copied().filter(|x| x.is_finite()).collect()
 }
 
-/// The paper's Fig 7 statements: P90 GPU utilization varies between about
-/// 40 % and 100 %; memory and GPU-memory P90 stay below 60 % almost always.
+/// The Fig 7 headlines (published values: [`MachineUtil::PUBLISHED`]): the
+/// lowest and highest bin of the P90 GPU utilization, and the share of bins
+/// whose P90 memory and GPU-memory utilization is below 60 %.
 fn metric_headlines(metric: &str, series: &[(String, Dist)]) -> Vec<Headline> {
-    let src = "NSDI'22 Sec 4.1 (Fig 7)";
     let mut h = Vec::new();
     for (label, d) in series.iter().filter(|s| s.0.ends_with("P90")) {
         let class = label.trim_end_matches(" P90");
         match metric {
             "gpu" => {
-                h.push(
-                    Headline::new(
-                        &format!("{class} gpu p90 min"),
-                        &format!("{label} GPU util, lowest bin"),
-                        d.min(),
-                        "%",
-                    )
-                    .published(40.0, src),
-                );
-                h.push(
-                    Headline::new(
-                        &format!("{class} gpu p90 max"),
-                        &format!("{label} GPU util, highest bin"),
-                        d.max(),
-                        "%",
-                    )
-                    .published(100.0, src),
-                );
+                let key = |end: &str| format!("{class} gpu p90 {end}");
+                h.push(Headline::new(&key("min"), &format!("{label} GPU util, lowest bin"), d.min(), "%"));
+                h.push(Headline::new(&key("max"), &format!("{label} GPU util, highest bin"), d.max(), "%"));
             }
-            "mem" | "gpu-mem" => h.push(
-                Headline::new(
-                    &format!("{class} {metric} p90 under 60"),
-                    &format!("bins with {label} {metric} util < 60 %"),
-                    100.0 * (1.0 - d.share_above(60.0) - share_eq(d, 60.0)),
-                    "%",
-                )
-                .published(100.0, &format!("{src}: \"almost always\"")),
-            ),
+            "mem" | "gpu-mem" => h.push(Headline::new(
+                &format!("{class} {metric} p90 under 60"),
+                &format!("bins with {label} {metric} util < 60 %"),
+                100.0 * (1.0 - d.share_above(60.0) - share_eq(d, 60.0)),
+                "%",
+            )),
             _ => {}
         }
     }
@@ -374,7 +394,8 @@ fn share_eq(d: &Dist, x: f64) -> f64 {
     d.values().iter().zip(d.counts()).filter(|p| *p.0 == x).map(|p| *p.1 as f64).sum::<f64>() / d.n().max(1) as f64
 }
 
-fn definition(bin_s: i64, args: &Args) -> String {
+fn definition(p: &MachineUtilParams) -> String {
+    let bin_s = p.bin.0;
     format!(
         "tracelab reconstruction (no per-time data is published): bins of {bin_s} s on epoch time; a row covers the \
          bins its [start_time, end_time) overlaps (null times or end <= start: none). Per machine and bin: gpu / cpu = \
@@ -386,9 +407,12 @@ fn definition(bin_s: i64, args: &Args) -> String {
          least one machine_metric or sensor row; idle={}: a machine with no covering row in a bin {}. Per bin and \
          class: P50 and P90 (numpy linear) across machines; the series are those values over the bins from the first \
          to the last covered bin (bins with no machine left out)",
-        args.str("misc-gpu-mem"),
-        args.str("idle"),
-        if args.str("idle") == "zero" { "counts as 0 %" } else { "is left out" }
+        p.misc_gpu_mem,
+        p.idle.name(),
+        match p.idle {
+            Idle::Zero => "counts as 0 %",
+            Idle::Absent => "is left out",
+        }
     )
 }
 
@@ -396,9 +420,9 @@ fn definition(bin_s: i64, args: &Args) -> String {
 mod tests {
     use polars::df;
 
-    use super::super::super::testkit;
     use super::*;
-    use crate::Body;
+    use crate::output::Body;
+    use crate::testkit;
     use tracelab_schema::pai::{INSTANCE, MACHINE_METRIC, MACHINE_SPEC, SENSOR};
 
     /// Bins of 100 s. 2-GPU machines a (T4, 100 GiB) and b (T4), 8-GPU
@@ -449,16 +473,14 @@ mod tests {
     #[test]
     fn per_bin_percentiles_by_hand() {
         let t = tiny();
-        let bin = [("bin".to_string(), "100s".to_string())];
-        let out = ANALYSES[0].run(&t.ctx, &bin).unwrap();
+        let out = testkit::run(&MachineUtil, &t, &[("bin", "100s")]);
         assert_eq!(series(&out, "gpu", "2-GPU P50"), vec![5.0, 10.0, 15.0]);
         assert_eq!(series(&out, "gpu", "2-GPU P90"), vec![9.0, 18.0, 27.0]);
         assert_eq!(series(&out, "gpu", "8-GPU P90"), vec![0.0, 0.0, 50.0]);
         assert_eq!(series(&out, "cpu", "2-GPU P50"), vec![10.0, 15.0, 20.0]);
         assert_eq!(series(&out, "mem", "2-GPU P50"), vec![0.0, 0.0, 25.0]);
         assert_eq!(series(&out, "gpu-mem", "2-GPU P90"), vec![0.0, 0.0, 22.5]);
-        let absent = [bin[0].clone(), ("idle".to_string(), "absent".to_string())];
-        let out = ANALYSES[0].run(&t.ctx, &absent).unwrap();
+        let out = testkit::run(&MachineUtil, &t, &[("bin", "100s"), ("idle", "absent")]);
         assert_eq!(series(&out, "gpu", "8-GPU P90"), vec![50.0]);
         assert_eq!(series(&out, "mem", "2-GPU P50"), vec![50.0]);
     }

@@ -12,43 +12,86 @@
 
 use polars::prelude::*;
 
-use super::super::frame::{collect, dists_by_sort, f64s, strs};
-use super::super::{Analysis, Args, Ctx, Headline, Output, Param, ResultTable, Scope};
 use super::bins::over;
 use super::frames;
+use crate::declare::{About, Analyze, Published, Scope};
+use crate::frame::{collect, dist_by_sort, dists_by_sort, f64s, strs};
+use crate::output::{Cell, Headline, Output, ResultTable};
+use crate::params::{params, FromParam, Param};
+use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::pai::MACHINE_METRIC;
 use tracelab_stats::{map_on_two_threads, pearson, spearman, Correlation};
 
-pub static ANALYSES: [Analysis; 1] = [Analysis {
-    id: "pai.cpu-contention",
-    scope: Scope::Pai,
-    mirrors: "NSDI'22 Sec 6 \"CPU can be the bottleneck\" (paper only)",
-    summary: "slowdown classes of recurring instances vs machine CPU load; correlations with machine metrics",
-    params: &[
-        Param { name: "low", default: "0.8", doc: "accelerated: slowdown below this", choices: &[] },
-        Param { name: "high", default: "1.25", doc: "delayed: slowdown above this", choices: &[] },
-        Param {
-            name: "min-group",
-            default: "5",
-            doc: "a group recurs with at least this many instances",
-            choices: &[],
-        },
-        Param {
-            name: "cpu-threshold",
-            default: "24",
-            doc: "machine_cpu (%) above which a machine is CPU-busy",
-            choices: &[],
-        },
-        Param {
-            name: "workload",
-            default: "all",
-            doc: "restrict to one workload tag (e.g. ctr), or all",
-            choices: &[],
-        },
-    ],
-    run: cpu_contention,
-}];
+/// Which instances: every workload, or one workload tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Workload {
+    All,
+    Tag(String),
+}
+
+impl FromParam for Workload {
+    fn from_param(raw: &str) -> Option<Workload> {
+        match raw {
+            "" => None,
+            "all" => Some(Workload::All),
+            tag => Some(Workload::Tag(tag.to_string())),
+        }
+    }
+}
+
+impl std::fmt::Display for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Workload::All => f.write_str("all"),
+            Workload::Tag(tag) => f.write_str(tag),
+        }
+    }
+}
+
+const LOW: Param<f64> = Param::number("low", "0.8", "accelerated: slowdown below this");
+const HIGH: Param<f64> = Param::number("high", "1.25", "delayed: slowdown above this");
+const MIN_GROUP: Param<u64> =
+    Param::whole("min-group", "5", "a group recurs with at least this many instances", 0, u64::MAX);
+const CPU_THRESHOLD: Param<f64> =
+    Param::number("cpu-threshold", "24", "machine_cpu (%) above which a machine is CPU-busy");
+const WORKLOAD: Param<Workload> =
+    Param::custom("workload", "all", "restrict to one workload tag (e.g. ctr), or all", "all or a workload tag");
+
+params! {
+    pub struct ContentionParams {
+        pub low: f64 = LOW,
+        pub high: f64 = HIGH,
+        pub min_group: u64 = MIN_GROUP,
+        pub cpu_threshold: f64 = CPU_THRESHOLD,
+        pub workload: Workload = WORKLOAD,
+    }
+}
+
+pub struct CpuContention;
+
+const SOURCE: &str = "NSDI'22 Sec 6 (CTR instances)";
+
+impl Analyze for CpuContention {
+    type Params = ContentionParams;
+    const ABOUT: About = About {
+        id: "pai.cpu-contention",
+        scope: Scope::Pai,
+        mirrors: "NSDI'22 Sec 6 \"CPU can be the bottleneck\" (paper only)",
+        summary: "slowdown classes of recurring instances vs machine CPU load; correlations with machine metrics",
+        title: "CPU contention and slowdown of recurring instances",
+    };
+    const PUBLISHED: &'static [Published] =
+        &[Published::new("delayed_busy", 50.0, "%", SOURCE), Published::new("accelerated_busy", 10.0, "%", SOURCE)];
+
+    fn definition(p: &ContentionParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &ContentionParams, out: &mut Output) -> Result<()> {
+        cpu_contention(ctx, p, out)
+    }
+}
 
 /// Slowdown classes in output order.
 pub const CLASSES: [&str; 3] = ["accelerated", "normal", "delayed"];
@@ -56,17 +99,16 @@ pub const CLASSES: [&str; 3] = ["accelerated", "normal", "delayed"];
 pub const METRICS: [&str; 4] = ["machine_cpu_pct", "machine_gpu_pct", "machine_load_1", "machine_num_worker"];
 
 /// Recurring instances with slowdown, class and the machine metrics.
-fn slowdowns(ctx: &Ctx, args: &Args) -> Result<LazyFrame> {
-    let (low, high, min) = (args.f64("low")?, args.f64("high")?, args.u64("min-group")?);
+fn slowdowns(ctx: &Ctx, p: &ContentionParams) -> Result<LazyFrame> {
+    let (low, high, min) = (p.low, p.high, p.min_group);
     let mut metric_cols = vec![col("worker_name")];
     metric_cols.extend(METRICS.iter().map(|m| col(*m)));
     let metrics = ctx.store.scan(&MACHINE_METRIC)?.select(metric_cols);
-    let mut inst = frames::instances(&ctx.store, &["worker_name", "group", "workload", "run_s"])?
+    let mut inst = frames::instances(ctx, &["worker_name", "group", "workload", "run_s"])?
         .filter(col("run_s").gt(lit(0.0)))
         .join(metrics, [col("worker_name")], [col("worker_name")], JoinArgs::new(JoinType::Inner));
-    let workload = args.str("workload");
-    if workload != "all" {
-        inst = inst.filter(col("workload").eq(lit(workload.to_string())));
+    if let Workload::Tag(tag) = &p.workload {
+        inst = inst.filter(col("workload").eq(lit(tag.clone())));
     }
     let slowdown = col("run_s") / over(col("run_s").median(), &["group"])?;
     Ok(inst
@@ -82,10 +124,10 @@ fn slowdowns(ctx: &Ctx, args: &Args) -> Result<LazyFrame> {
         ))
 }
 
-fn cpu_contention(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let thr = args.f64("cpu-threshold")?;
+fn cpu_contention(ctx: &Ctx, p: &ContentionParams, out: &mut Output) -> Result<()> {
+    let thr = p.cpu_threshold;
     // Shares, distributions and correlations all read it: evaluate once.
-    let lf = collect(slowdowns(ctx, args)?, "recurring instances")?.lazy();
+    let lf = collect(slowdowns(ctx, p)?, "recurring instances")?.lazy();
     let shares = collect(
         lf.clone()
             .filter(col("machine_cpu_pct").is_not_null())
@@ -106,24 +148,21 @@ fn cpu_contention(ctx: &Ctx, args: &Args) -> Result<Output> {
     }
     let cpu = dists_by_sort(lf.clone(), col("class"), col("machine_cpu_pct"), &CLASSES, "machine_cpu by class")?;
     let gpu = dists_by_sort(lf.clone(), col("class"), col("machine_gpu_pct"), &CLASSES, "machine_gpu by class")?;
-    let slow = super::super::frame::dist_by_sort(lf.clone(), col("slowdown"), "slowdown")?;
+    let slow = dist_by_sort(lf.clone(), col("slowdown"), "slowdown")?;
     let corr = correlations(lf)?;
-    let src = "NSDI'22 Sec 6 (CTR instances)";
     let headlines = vec![
         Headline::new(
             "delayed_busy",
             &format!("delayed instances on machines with machine_cpu > {thr} %"),
             100.0 * share_of("delayed").0,
             "%",
-        )
-        .published(50.0, src),
+        ),
         Headline::new(
             "accelerated_busy",
             &format!("accelerated instances on machines with machine_cpu > {thr} %"),
             100.0 * share_of("accelerated").0,
             "%",
-        )
-        .published(10.0, src),
+        ),
         Headline::new(
             "normal_busy",
             &format!("normal instances on machines with machine_cpu > {thr} %"),
@@ -131,7 +170,18 @@ fn cpu_contention(ctx: &Ctx, args: &Args) -> Result<Output> {
             "%",
         ),
     ];
-    let definition = format!(
+    out.table("classes", counts)
+        .headlines("busy-machines", headlines)
+        .dists("machine-cpu", "machine_cpu (%)", cpu)
+        .dists("machine-gpu", "machine_gpu (%)", gpu)
+        .dists("slowdown", "runtime / group median runtime", vec![("recurring instances".into(), slow)])
+        .table("correlations", corr);
+    Ok(())
+}
+
+fn definition(p: &ContentionParams) -> String {
+    let thr = p.cpu_threshold;
+    format!(
         "dfw instances (one per worker; group = group tag, the user where untagged) with run_s > 0, inner join \
          pai/machine_metric on worker_name (machine-level lifetime averages of that instance), workload = {}; groups \
          with >= {} such instances; slowdown = run_s / median run_s of the group (same population); accelerated < {}, \
@@ -139,19 +189,8 @@ fn cpu_contention(ctx: &Ctx, args: &Args) -> Result<Output> {
          of the class with a machine_cpu_pct. Correlations over instances with both values finite: Pearson r and \
          Spearman rho (average ranks) with n, 95 % Fisher-z interval (Spearman se sqrt(1.06/(n-3))) and two-sided t-test \
          p-value. The paper's numbers are for CTR instances (workload=ctr)",
-        args.str("workload"),
-        args.str("min-group"),
-        args.str("low"),
-        args.str("high")
-    );
-    let mut out = Output::new("pai.cpu-contention", "CPU contention and slowdown of recurring instances", definition);
-    out.table("classes", counts)
-        .headlines("busy-machines", headlines)
-        .dists("machine-cpu", "machine_cpu (%)", cpu)
-        .dists("machine-gpu", "machine_gpu (%)", gpu)
-        .dists("slowdown", "runtime / group median runtime", vec![("recurring instances".into(), slow)])
-        .table("correlations", corr);
-    Ok(out)
+        p.workload, p.min_group, p.low, p.high
+    )
 }
 
 /// Pearson and Spearman of slowdown with each machine metric.
@@ -176,7 +215,7 @@ fn correlations(lf: LazyFrame) -> Result<ResultTable> {
     Ok(t)
 }
 
-fn corr_row(metric: &str, method: &str, c: &Correlation) -> Vec<super::super::Cell> {
+fn corr_row(metric: &str, method: &str, c: &Correlation) -> Vec<Cell> {
     vec![
         metric.into(),
         method.into(),
@@ -192,8 +231,8 @@ fn corr_row(metric: &str, method: &str, c: &Correlation) -> Vec<super::super::Ce
 mod tests {
     use polars::df;
 
-    use super::super::super::testkit;
     use super::*;
+    use crate::testkit;
     use tracelab_schema::pai::{GROUP_TAG, INSTANCE, JOB, MACHINE_METRIC, TASK};
 
     /// Group g: five instances with runtimes 10, 20, 30, 40, 100 (median
@@ -224,13 +263,13 @@ mod tests {
                 .unwrap(),
             ),
         ]);
-        let out = ANALYSES[0].run(&t.ctx, &[]).unwrap();
-        let crate::Body::Table(classes) = &out.part("classes").unwrap().body else { panic!() };
+        let out = testkit::run(&CpuContention, &t, &[]);
+        let crate::output::Body::Table(classes) = &out.part("classes").unwrap().body else { panic!() };
         let n: Vec<f64> = classes.column("instances").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
         let busy: Vec<f64> = classes.column("busy_share_pct").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
         assert_eq!(n, vec![2.0, 1.0, 2.0]);
         assert_eq!(busy, vec![50.0, 100.0, 50.0]);
-        let crate::Body::Dists { series, .. } = &out.part("slowdown").unwrap().body else { panic!() };
+        let crate::output::Body::Dists { series, .. } = &out.part("slowdown").unwrap().body else { panic!() };
         assert_eq!(series[0].1.n(), 5);
         assert!((series[0].1.max() - 10.0 / 3.0).abs() < 1e-12);
     }

@@ -1,61 +1,134 @@
-//! Per-VC allocation for one month (SC'21 Fig 4, HeliosArtifact
-//! `box_vc_utilization`): the top VCs by GPUs on the month's first day,
-//! box statistics of their per-minute allocation share, and their GPU jobs'
-//! mean size, duration and queueing. Upstream reads precomputed
-//! `Earth_vcs/<vc>/cluster_sequence_vc.csv`; here the per-VC sequence is
-//! computed from the jobs with the VC's daily GPUs as capacity.
+//! `helios.vc-utilization`: per-VC allocation for one month (SC'21 Fig 4,
+//! HeliosArtifact `box_vc_utilization`): the top VCs by GPUs on the month's
+//! first day, box statistics of their per-minute allocation share, and
+//! their GPU jobs' mean size, duration and queueing. Upstream reads
+//! precomputed `Earth_vcs/<vc>/cluster_sequence_vc.csv`; here the per-VC
+//! sequence is computed from the jobs with the VC's daily GPUs as capacity.
 
 use chrono::{Datelike, NaiveDate};
 use polars::prelude::*;
 
 use super::sequence::{sequence, SeqSpec};
 use super::{any_of, jobs, selected_clusters};
+use crate::declare::{About, Analyze, Published, Scope};
 use crate::frame::{collect, f64s, i64s, strs};
-use crate::{Analysis, Args, Cell, Ctx, Headline, Output, Param, ResultTable, Scope};
+use crate::output::{Cell, Headline, Output, ResultTable};
+use crate::params::{choice, params, FromParam, Param};
+use crate::Ctx;
 use tracelab_schema as schema;
-use tracelab_schema::error::{Error, Result};
+use tracelab_schema::error::Result;
 use tracelab_stats::Dist;
 
-pub const VC_UTILIZATION: Analysis = Analysis {
-    id: "helios.vc-utilization",
-    scope: Scope::Helios,
-    mirrors: "SC'21 Fig 4 (cluster_characterization.ipynb, box_vc_utilization)",
-    summary: "Per-minute GPU allocation of the largest VCs over a month (box stats), with their jobs' mean GPUs, duration and queueing",
-    params: &[
-        Param { name: "cluster", default: "Earth", doc: "Cluster.", choices: &["Venus", "Earth", "Saturn", "Uranus"] },
-        Param { name: "month", default: "2020-05", doc: "Month YYYY-MM; VCs are ranked by GPUs on its first day.", choices: &[] },
-        Param { name: "top", default: "10", doc: "How many VCs (by GPUs, ties in the raw file's column order).", choices: &[] },
-        Param { name: "exclude-day", default: "10", doc: "Day of the month left out (the notebook drops day 10); `none` keeps all days.", choices: &[] },
-    ],
-    run: run_vc_utilization,
-};
+choice! {
+    /// One cluster.
+    pub enum Cluster { Venus = "Venus", Earth = "Earth", Saturn = "Saturn", Uranus = "Uranus" }
+}
 
-/// Published Fig 4 values for Earth, May 2020, top 10: (vc, mean GPUs per
-/// GPU job, mean allocation % recomputed from the sequence files).
-const PUBLISHED: [(&str, f64, f64); 10] = [
-    ("vc6YE", 9.9, 93.28),
-    ("vcvlY", 15.3, 69.63),
-    ("vchbv", 1.1, 42.48),
-    ("vcMod", 8.4, 52.98),
-    ("vc3sl", 4.2, 64.81),
-    ("vcLJZ", 12.4, 90.10),
-    ("vcpDC", 2.6, 94.07),
-    ("vcTJs", 9.1, 75.42),
-    ("vc8Sj", 5.5, 51.52),
-    ("vccaA", 2.6, 46.24),
-];
+/// A month: its first day and the first day of the next, as days since
+/// 1970-01-01.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Month {
+    pub first_day: i64,
+    pub end_day: i64,
+}
 
-/// (first day, end day) of `YYYY-MM`, as days since the epoch.
-fn month_days(raw: &str) -> Result<(i64, i64)> {
-    let bad = || Error::Usage(format!("helios.vc-utilization: --param month={raw}: expected YYYY-MM"));
-    let first = NaiveDate::parse_from_str(&format!("{raw}-01"), "%Y-%m-%d").map_err(|_| bad())?;
-    let next = if first.month() == 12 {
-        first.with_year(first.year() + 1).and_then(|d| d.with_month(1))
-    } else {
-        first.with_month(first.month() + 1)
+impl FromParam for Month {
+    /// `YYYY-MM`.
+    fn from_param(raw: &str) -> Option<Month> {
+        let first = NaiveDate::parse_from_str(&format!("{raw}-01"), "%Y-%m-%d").ok()?;
+        let next = if first.month() == 12 {
+            first.with_year(first.year() + 1).and_then(|d| d.with_month(1))
+        } else {
+            first.with_month(first.month() + 1)
+        }?;
+        let epoch = NaiveDate::from_ymd_opt(1970, 1, 1)?;
+        Some(Month { first_day: (first - epoch).num_days(), end_day: (next - epoch).num_days() })
+    }
+}
+
+/// The day of the month left out, if any (`none`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExcludeDay(pub Option<u64>);
+
+impl FromParam for ExcludeDay {
+    fn from_param(raw: &str) -> Option<ExcludeDay> {
+        match raw {
+            "none" => Some(ExcludeDay(None)),
+            day => day.parse().ok().filter(|d| (1..=31).contains(d)).map(|d| ExcludeDay(Some(d))),
+        }
+    }
+}
+
+const CLUSTER: Param<Cluster> = Param::choice("cluster", "Earth", "Cluster.");
+const MONTH: Param<Month> =
+    Param::custom("month", "2020-05", "Month YYYY-MM; VCs are ranked by GPUs on its first day.", "YYYY-MM");
+const TOP: Param<u64> =
+    Param::whole("top", "10", "How many VCs (by GPUs, ties in the raw file's column order).", 1, u64::MAX);
+const EXCLUDE_DAY: Param<ExcludeDay> = Param::custom(
+    "exclude-day",
+    "10",
+    "Day of the month left out (the notebook drops day 10); `none` keeps all days.",
+    "a day of the month (1 to 31) or none",
+);
+
+params! {
+    pub struct VcParams {
+        pub cluster: Cluster = CLUSTER,
+        pub month: Month = MONTH,
+        pub top: u64 = TOP,
+        pub exclude_day: ExcludeDay = EXCLUDE_DAY,
+    }
+}
+
+/// The parameters of the published Fig 4: Earth, May 2020, top 10, day 10
+/// left out.
+const FIG4: &[(&str, &str)] = &[("cluster", "Earth"), ("month", "2020-05"), ("top", "10"), ("exclude-day", "10")];
+/// Mean allocation (%) per VC, recomputed from the notebook's sequence files.
+const RECOMPUTED: &str = "HeliosArtifact notebook, recomputed from its Earth_vcs sequence files";
+/// Mean GPUs per GPU job, the figure's labels.
+const LABELS: &str = "SC'21 Fig 4 labels (HeliosArtifact notebook)";
+
+pub struct VcUtilization;
+
+impl Analyze for VcUtilization {
+    type Params = VcParams;
+    const ABOUT: About = About {
+        id: "helios.vc-utilization",
+        scope: Scope::Helios,
+        mirrors: "SC'21 Fig 4 (cluster_characterization.ipynb, box_vc_utilization)",
+        summary: "Per-minute GPU allocation of the largest VCs over a month (box stats), with their jobs' mean GPUs, duration and queueing",
+        title: "Per-VC GPU allocation",
     };
-    let epoch = NaiveDate::from_ymd_opt(1970, 1, 1).ok_or_else(bad)?;
-    Ok(((first - epoch).num_days(), (next.ok_or_else(bad)? - epoch).num_days()))
+    const PUBLISHED: &'static [Published] = &[
+        Published::new("vc6YE.mean", 93.28, "%", RECOMPUTED).when(FIG4),
+        Published::new("vc6YE.avg-gpus", 9.9, "GPUs", LABELS).when(FIG4),
+        Published::new("vcvlY.mean", 69.63, "%", RECOMPUTED).when(FIG4),
+        Published::new("vcvlY.avg-gpus", 15.3, "GPUs", LABELS).when(FIG4),
+        Published::new("vchbv.mean", 42.48, "%", RECOMPUTED).when(FIG4),
+        Published::new("vchbv.avg-gpus", 1.1, "GPUs", LABELS).when(FIG4),
+        Published::new("vcMod.mean", 52.98, "%", RECOMPUTED).when(FIG4),
+        Published::new("vcMod.avg-gpus", 8.4, "GPUs", LABELS).when(FIG4),
+        Published::new("vc3sl.mean", 64.81, "%", RECOMPUTED).when(FIG4),
+        Published::new("vc3sl.avg-gpus", 4.2, "GPUs", LABELS).when(FIG4),
+        Published::new("vcLJZ.mean", 90.1, "%", RECOMPUTED).when(FIG4),
+        Published::new("vcLJZ.avg-gpus", 12.4, "GPUs", LABELS).when(FIG4),
+        Published::new("vcpDC.mean", 94.07, "%", RECOMPUTED).when(FIG4),
+        Published::new("vcpDC.avg-gpus", 2.6, "GPUs", LABELS).when(FIG4),
+        Published::new("vcTJs.mean", 75.42, "%", RECOMPUTED).when(FIG4),
+        Published::new("vcTJs.avg-gpus", 9.1, "GPUs", LABELS).when(FIG4),
+        Published::new("vc8Sj.mean", 51.52, "%", RECOMPUTED).when(FIG4),
+        Published::new("vc8Sj.avg-gpus", 5.5, "GPUs", LABELS).when(FIG4),
+        Published::new("vccaA.mean", 46.24, "%", RECOMPUTED).when(FIG4),
+        Published::new("vccaA.avg-gpus", 2.6, "GPUs", LABELS).when(FIG4),
+    ];
+
+    fn definition(_: &VcParams) -> String {
+        VC_DEF.into()
+    }
+
+    fn run(ctx: &Ctx, p: &VcParams, out: &mut Output) -> Result<()> {
+        run_vc_utilization(ctx, p, out)
+    }
 }
 
 /// The top VCs by GPUs on `day` (GPUs > 0), ties in file order (pandas
@@ -91,20 +164,15 @@ pub(super) fn box_stats(d: &Dist) -> [f64; 6] {
     [q1, med, q3, lo, hi, d.mean()]
 }
 
-fn run_vc_utilization(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let cluster = selected_clusters(ctx, args.str("cluster"))?;
-    let (first, end) = month_days(args.str("month"))?;
-    let top = args.u64("top")? as usize;
-    let exclude = match args.str("exclude-day") {
-        "none" => None,
-        _ => Some(args.u64("exclude-day")? as i64),
-    };
+fn run_vc_utilization(ctx: &Ctx, p: &VcParams, out: &mut Output) -> Result<()> {
+    let cluster = selected_clusters(ctx, Some(p.cluster.name()))?;
+    let (first, end) = (p.month.first_day, p.month.end_day);
+    let top = p.top as usize;
+    let exclude = p.exclude_day.0.map(|d| d as i64);
     let vcs = top_vcs(ctx, &cluster[0], first, top)?;
     let names: Vec<String> = vcs.iter().map(|v| v.0.clone()).collect();
     let dists = vc_dists(ctx, &cluster, &names, (first, end), exclude)?;
     let jobs = vc_jobs(ctx, &cluster[0], &names)?;
-    let published =
-        args.str("cluster") == "Earth" && args.str("month") == "2020-05" && top == 10 && exclude == Some(10);
     let mut t = ResultTable::new(&[
         "vc",
         "gpus_first_day",
@@ -131,19 +199,12 @@ fn run_vc_utilization(ctx: &Ctx, args: &Args) -> Result<Output> {
         row.extend(b.iter().map(|v| Cell::Float(*v)));
         row.extend([j[0], j[1], j[2], dn[i], qn[i]].map(Cell::Float));
         t.push(row);
-        let pubv = PUBLISHED.iter().find(|p| published && p.0 == vc);
-        let mut h1 = Headline::new(&format!("{vc}.mean"), &format!("{vc} mean allocation"), b[5], "%");
-        let mut h2 = Headline::new(&format!("{vc}.avg-gpus"), &format!("{vc} mean GPUs per GPU job"), j[0], "GPUs");
-        if let Some(p) = pubv {
-            h1 = h1.published(p.2, "HeliosArtifact notebook, recomputed from its Earth_vcs sequence files");
-            h2 = h2.published(p.1, "SC'21 Fig 4 labels (HeliosArtifact notebook)");
-        }
-        heads.extend([h1, h2]);
+        heads.push(Headline::new(&format!("{vc}.mean"), &format!("{vc} mean allocation"), b[5], "%"));
+        heads.push(Headline::new(&format!("{vc}.avg-gpus"), &format!("{vc} mean GPUs per GPU job"), j[0], "GPUs"));
     }
-    let mut out = Output::new("helios.vc-utilization", "Per-VC GPU allocation", VC_DEF);
     out.table("box", t);
     out.headlines("summary", heads);
-    Ok(out)
+    Ok(())
 }
 
 /// Per-VC distribution of the per-minute allocation (x100), value counts

@@ -3,16 +3,57 @@
 //! row ids, each definition inferred from the published values and stated
 //! in the output, so a user with the real trace gets the published table.
 
+use std::borrow::Cow;
+
 use polars::prelude::*;
 
 use super::{is_failed, jobs, present_clusters};
+use crate::declare::{About, Analyze, Published, Scope};
 use crate::frame::{collect, f64s, strs};
-use crate::{Analysis, Args, Cell, Ctx, Headline, Output, ResultTable, Scope};
+use crate::output::{Cell, Headline, Output, ResultTable};
+use crate::Ctx;
 use tracelab_schema as schema;
 use tracelab_schema::error::Result;
 
 /// The published table, verbatim (the real file of HeliosArtifact, MIT).
-const PUBLISHED: &str = include_str!("../../../../data-samples/helios/helios_cluster_summary.csv");
+const PUBLISHED_CSV: &str = include_str!("../../../../data-samples/helios/helios_cluster_summary.csv");
+
+const SOURCE: &str = "helios_cluster_summary.csv (HeliosArtifact)";
+
+pub struct ClusterSummary;
+
+impl Analyze for ClusterSummary {
+    type Params = ();
+    const ABOUT: About = About {
+        id: "helios.cluster-summary",
+        scope: Scope::Helios,
+        mirrors: "HeliosArtifact helios_cluster_summary.csv (SC'21 Table 2, Fig 1b/7a inputs)",
+        summary:
+            "Per-cluster summary: job counts, mean/median run and queue times, final-state rates, GPU time by state",
+        title: "Helios per-cluster summary",
+    };
+
+    /// Every value of the published CSV, keyed `<id>.<column>`.
+    fn published() -> Cow<'static, [Published]> {
+        let (names, rows) = published_table();
+        let mut all = Vec::new();
+        for (id, values) in rows {
+            for (name, value) in names.iter().zip(values) {
+                let key = Cow::Owned(format!("{id}.{name}"));
+                all.push(Published { key, value, unit: "", source: SOURCE, when: &[] });
+            }
+        }
+        Cow::Owned(all)
+    }
+
+    fn definition(_: &()) -> String {
+        SUMMARY_DEF.into()
+    }
+
+    fn run(ctx: &Ctx, _: &(), out: &mut Output) -> Result<()> {
+        run_summary(ctx, out)
+    }
+}
 
 /// The CSV's columns, in order (after `id` and `gpu_num`), with how each
 /// is computed over a row's jobs.
@@ -129,8 +170,8 @@ fn rows(ctx: &Ctx) -> Result<(Vec<String>, IdRows)> {
 }
 
 /// The published CSV: (header after id, rows by id).
-fn published() -> (Vec<String>, IdRows) {
-    let mut lines = PUBLISHED.lines();
+fn published_table() -> (Vec<String>, IdRows) {
+    let mut lines = PUBLISHED_CSV.lines();
     let header: Vec<String> = lines.next().unwrap_or("").split(',').skip(1).map(String::from).collect();
     let rows = lines
         .filter(|l| !l.trim().is_empty())
@@ -143,18 +184,9 @@ fn published() -> (Vec<String>, IdRows) {
     (header, rows)
 }
 
-pub const SUMMARY: Analysis = Analysis {
-    id: "helios.cluster-summary",
-    scope: Scope::Helios,
-    mirrors: "HeliosArtifact helios_cluster_summary.csv (SC'21 Table 2, Fig 1b/7a inputs)",
-    summary: "Per-cluster summary: job counts, mean/median run and queue times, final-state rates, GPU time by state",
-    params: &[],
-    run: run_summary,
-};
-
-fn run_summary(ctx: &Ctx, _: &Args) -> Result<Output> {
+fn run_summary(ctx: &Ctx, out: &mut Output) -> Result<()> {
     let (names, computed) = rows(ctx)?;
-    let (pub_names, pub_rows) = published();
+    let (pub_names, pub_rows) = published_table();
     debug_assert_eq!(names, pub_names, "column list must equal the published header");
     let mut header = vec!["id"];
     header.extend(names.iter().map(String::as_str));
@@ -170,20 +202,15 @@ fn run_summary(ctx: &Ctx, _: &Args) -> Result<Output> {
             });
         }
         t.push(row);
-        if let Some((_, p)) = pub_rows.iter().find(|(pid, _)| pid == id) {
+        if pub_rows.iter().any(|(pid, _)| pid == id) {
             for (j, name) in names.iter().enumerate() {
-                let label = format!("{id} {name}");
-                heads.push(
-                    Headline::new(&format!("{id}.{name}"), &label, round3(vals[j]), "")
-                        .published(p[j], "helios_cluster_summary.csv (HeliosArtifact)"),
-                );
+                heads.push(Headline::new(&format!("{id}.{name}"), &format!("{id} {name}"), round3(vals[j]), ""));
             }
         }
     }
-    let mut out = Output::new("helios.cluster-summary", "Helios per-cluster summary", SUMMARY_DEF);
     out.table("summary", t);
     out.headlines("vs-published", heads);
-    Ok(out)
+    Ok(())
 }
 
 const SUMMARY_DEF: &str = "One row per cluster present plus `total` (all clusters), columns exactly those of helios_cluster_summary.csv. gpu_num = floor(mean over the days of helios/vc_gpus of the day's GPUs summed over VCs) (for total: of the day's sum over clusters; this gives 6220 while the rows sum to 6218, as published). job_num = all jobs; cpu_job_num = gpus == 0; gpu_job_num = gpus > 0. avg_/med_run_time_cpu/gpu = mean / median (linear) of run_s (raw `duration`, s) over CPU / GPU jobs; avg_/med_que_time_* the same of queue_s (raw `queue`, start - submit); avg_/med_gpu_num = mean / median of gpus over GPU jobs. Rates are fractions of the row's jobs (all, CPU, GPU): complete = COMPLETED, cancel = CANCELLED, fail = FAILED + TIMEOUT + NODE_FAIL (TIMEOUT and NODE_FAIL regarded as failed). SUSPENDED (one Uranus job upstream) counts in job_num and the time statistics but in no state, so its row's rates may sum to slightly under 1 (at 1/490,309 this is invisible at 3 decimals). *_gpu_time = sum of gpus * run_s (GPU seconds) over GPU jobs in that state group. Floats rounded to 3 decimals half-to-even (pandas round(3)). Headlines put every value beside the published one for the clusters present.";

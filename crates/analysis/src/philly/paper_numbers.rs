@@ -6,15 +6,45 @@
 
 use polars::prelude::*;
 
+use crate::declare::{About, Analyze, Published, Scope};
 use crate::frame::{collect, f64s, scalar, strs};
-use crate::{Args, Cell, Ctx, Headline, Output, ResultTable};
+use crate::output::{Cell, Headline, Output, ResultTable};
+use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::philly::JOBS;
 
-/// Published GPU-time shares (%), Helios notebook H2 output for Philly.
-const GPU_TIME_PUBLISHED: [(&str, f64); 3] = [("Pass", 31.3), ("Killed", 32.6), ("Failed", 36.1)];
+/// The final statuses whose GPU time the Helios notebook (H2) published.
+const STATUSES: [&str; 3] = ["Pass", "Killed", "Failed"];
+const GPU_TIME_SOURCE: &str = "Helios SC'21 Fig 1b (notebook H2, Philly)";
 
-pub fn paper_numbers(ctx: &Ctx, _: &Args) -> Result<Output> {
+pub struct PaperNumbers;
+
+impl Analyze for PaperNumbers {
+    type Params = ();
+    const ABOUT: About = About {
+        id: "philly.paper-numbers",
+        scope: Scope::Philly,
+        mirrors: "ATC'19 Sec 4-5 headline numbers; Helios SC'21 Fig 1b (Philly GPU time by status)",
+        summary: "Share of jobs killed or failed, GPU time by final status, attempts and retries per job",
+        title: "Philly headline numbers (ATC'19; Helios SC'21 Fig 1b)",
+    };
+    const PUBLISHED: &'static [Published] = &[
+        Published::new("killed-or-failed", 30.0, "%", "ATC'19 Sec 5 (about 30 %)"),
+        Published::new("gpu-time-pass", 31.3, "%", GPU_TIME_SOURCE),
+        Published::new("gpu-time-killed", 32.6, "%", GPU_TIME_SOURCE),
+        Published::new("gpu-time-failed", 36.1, "%", GPU_TIME_SOURCE),
+    ];
+
+    fn definition(_: &()) -> String {
+        DEFINITION.into()
+    }
+
+    fn run(ctx: &Ctx, _: &(), out: &mut Output) -> Result<()> {
+        paper_numbers(ctx, out)
+    }
+}
+
+fn paper_numbers(ctx: &Ctx, out: &mut Output) -> Result<()> {
     let per_status = ctx
         .store
         .scan(&JOBS)?
@@ -42,32 +72,32 @@ pub fn paper_numbers(ctx: &Ctx, _: &Args) -> Result<Output> {
         shares.push((s, 100.0 * j / n_jobs, 100.0 * g / total_gpu_s));
     }
     let mut heads = vec![killed_or_failed(&shares)];
-    for (s, published) in GPU_TIME_PUBLISHED {
+    for s in STATUSES {
         let ours = shares.iter().find(|r| r.0 == s).map_or(0.0, |r| r.2);
-        heads.push(
-            Headline::new(&format!("gpu-time-{}", s.to_lowercase()), &format!("GPU time of {s} jobs"), ours, "%")
-                .published(published, "Helios SC'21 Fig 1b (notebook H2, Philly)"),
-        );
+        heads.push(Headline::new(
+            &format!("gpu-time-{}", s.to_lowercase()),
+            &format!("GPU time of {s} jobs"),
+            ours,
+            "%",
+        ));
     }
     heads.extend(retries(ctx)?);
-    let mut out = Output::new(
-        "philly.paper-numbers",
-        "Philly headline numbers (ATC'19; Helios SC'21 Fig 1b)",
-        "philly/jobs, every job. Job shares by final status (Pass, Killed, Failed); killed-or-failed = share of jobs \
-         whose status is Killed or Failed. GPU time of a job = first-attempt GPUs x run_s (last attempt end - first \
-         attempt start), jobs with both known; share = per-status sum / total (Helios H2: sum of gpu_num x duration \
-         per state over philly_trace.csv). Attempts per job over every job (0 without attempts); retries = attempts \
-         - 1 over jobs with at least one attempt. The average utilization of in-use GPUs (about 52 %) is the \
-         headline of philly.gpu-util-by-status.",
-    );
     out.headlines("summary", heads);
     out.table("by-status", t);
-    Ok(out)
+    Ok(())
 }
+
+const DEFINITION: &str =
+    "philly/jobs, every job. Job shares by final status (Pass, Killed, Failed); killed-or-failed = share of jobs \
+     whose status is Killed or Failed. GPU time of a job = first-attempt GPUs x run_s (last attempt end - first \
+     attempt start), jobs with both known; share = per-status sum / total (Helios H2: sum of gpu_num x duration \
+     per state over philly_trace.csv). Attempts per job over every job (0 without attempts); retries = attempts \
+     - 1 over jobs with at least one attempt. The average utilization of in-use GPUs (about 52 %) is the \
+     headline of philly.gpu-util-by-status.";
 
 fn killed_or_failed(shares: &[(String, f64, f64)]) -> Headline {
     let v: f64 = shares.iter().filter(|r| r.0 == "Killed" || r.0 == "Failed").map(|r| r.1).sum();
-    Headline::new("killed-or-failed", "Jobs killed or failed", v, "%").published(30.0, "ATC'19 Sec 5 (about 30 %)")
+    Headline::new("killed-or-failed", "Jobs killed or failed", v, "%")
 }
 
 fn retries(ctx: &Ctx) -> Result<Vec<Headline>> {
@@ -107,8 +137,9 @@ fn retries(ctx: &Ctx) -> Result<Vec<Headline>> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{find, testkit, Body};
-    use polars::prelude::*;
+    use super::*;
+    use crate::output::Body;
+    use crate::testkit;
     use tracelab_schema::philly::JOBS;
 
     #[test]
@@ -122,7 +153,7 @@ mod tests {
         )
         .unwrap();
         let tiny = testkit::store(vec![(&JOBS, jobs)]);
-        let out = find("philly.paper-numbers").unwrap().run(&tiny.ctx, &[]).unwrap();
+        let out = testkit::run(&PaperNumbers, &tiny, &[]);
         let Body::Headlines(h) = &out.part("summary").unwrap().body else { unreachable!() };
         let get = |k: &str| h.iter().find(|x| x.key == k).unwrap().value;
         // 2 of 4 jobs killed or failed.
