@@ -23,7 +23,7 @@ mod wait {
     ///   instance start 40 -> wait 10, runtime 990.
     ///
     /// Median mean-instance runtime = 65: short = {t1, t2}, long = {t3}.
-    /// Ratios: t1 20 %, t2 75 %, t3 1 %. Short > 50 %: 1 of 2.
+    /// Ratios: t1 20 %, t2 75 %, t3 1 %. Short > 50 %: 1 of 2; all: 1 of 3.
     fn tiny() -> testkit::TinyStore {
         testkit::store(vec![
             (&JOB, df!("job_name" => ["a"], "inst_id" => ["i"], "user" => ["u"], "status" => ["Terminated"], "start_time" => [0i64], "end_time" => [2000i64]).unwrap()),
@@ -50,8 +50,11 @@ mod wait {
     fn wait_over_completion_by_hand() {
         let t = tiny();
         let out = testkit::run(&WaitOverCompletion, &t, &[]);
-        let h: Vec<f64> = out.all_headlines().map(|h| h.value).collect();
-        assert_eq!(h, vec![50.0, 0.0]);
+        let h: Vec<(&str, f64)> = out.all_headlines().map(|h| (h.key.as_str(), h.value)).collect();
+        assert_eq!(h[..2], [("short_over_half", 50.0), ("long_over_half", 0.0)]);
+        // All tasks (the notebook's middle curve): 1 of 3 waits over half.
+        assert_eq!(h[2].0, "all_over_half");
+        assert!((h[2].1 - 100.0 / 3.0).abs() < 1e-12, "{h:?}");
         let Body::Dists { series, .. } = &out.part("ratio").unwrap().body else { panic!() };
         assert_eq!(series[1].1.values(), &[1.0, 20.0, 75.0]);
         assert_eq!(series[2].1.values(), &[20.0, 75.0]);
@@ -229,5 +232,58 @@ mod capacity {
         let Body::Table(m) = &out.part("v100-load").unwrap().body else { panic!() };
         let v: Vec<f64> = m.column("value").unwrap().iter().map(|c| c.as_f64().unwrap()).collect();
         assert_eq!(v, vec![18.75, 12.5]);
+    }
+}
+
+mod hourly {
+    use polars::df;
+
+    use crate::output::{Body, Output};
+    use crate::pai::hourly_requests::HourlyRequests;
+    use crate::pai::hourly_submissions::HourlySubmissions;
+    use crate::testkit;
+    use tracelab_schema::pai::{GROUP_TAG, INSTANCE, JOB, TASK};
+
+    /// Hour 0 of the week: hourofyear 600 = 1970-01-25 00:00 UTC+8 =
+    /// 1970-01-24 16:00 UTC = 23 days + 16 h after the epoch, in seconds.
+    const HOUR0: i64 = 23 * 86_400 + 16 * 3600;
+
+    /// Tasks a/t0, a/t167, a/t168 start (with their one instance) at hours 0,
+    /// 167 and 168 of the week, requesting 1, 2 and 3 GPUs.
+    fn week() -> testkit::TinyStore {
+        let starts: Vec<i64> = [0, 167, 168].iter().map(|h| HOUR0 + h * 3600).collect();
+        testkit::store(vec![
+            (&JOB, df!("job_name" => ["a"], "inst_id" => ["i"], "user" => ["u"], "start_time" => [HOUR0]).unwrap()),
+            (
+                &TASK,
+                df!("job_name" => ["a"; 3], "task_name" => ["t0", "t167", "t168"], "inst_num" => [1i64; 3],
+                    "start_time" => &starts, "plan_gpu_pct" => [100.0, 200.0, 300.0])
+                .unwrap(),
+            ),
+            (
+                &INSTANCE,
+                df!("job_name" => ["a"; 3], "task_name" => ["t0", "t167", "t168"], "worker_name" => ["w0", "w1", "w2"],
+                    "start_time" => &starts)
+                .unwrap(),
+            ),
+            (&GROUP_TAG, df!("inst_id" => ["i"], "user" => ["u"]).unwrap()),
+        ])
+    }
+
+    fn curve(out: &Output, part: &str, label: &str) -> Vec<(f64, f64)> {
+        let Body::Curves { series, .. } = &out.part(part).unwrap().body else { panic!() };
+        series.iter().find(|s| s.0 == label).unwrap().1.clone()
+    }
+
+    /// A3 plots `0 <= hour < 24*7+1` (hours 0..=168), A5 `0 <= hour < 24*7`
+    /// (hours 0..=167): the task at hour 168 is in the submissions, not in
+    /// the requests.
+    #[test]
+    fn the_submissions_week_ends_at_hour_168_and_the_requests_week_at_167() {
+        let t = week();
+        let tasks = curve(&testkit::run(&HourlySubmissions, &t, &[]), "tasks", "tasks");
+        assert_eq!(tasks, [(0.0, 1.0), (167.0, 1.0), (168.0, 1.0)]);
+        let gpus = curve(&testkit::run(&HourlyRequests, &t, &[]), "requests", "GPU (GPUs)");
+        assert_eq!(gpus, [(0.0, 1.0), (167.0, 2.0)]);
     }
 }

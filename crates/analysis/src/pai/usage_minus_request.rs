@@ -103,9 +103,8 @@ mod tests {
     /// Task b/t: 1 instance on m2, plans 100/0/8, use 100/0/2: cpu gap 0
     /// (neither share), gpu 0/0 = NaN (excluded), mem 6/512 > 0.
     /// Shares: cpu over 1/2, under 0/2; gpu over 1/1; mem over 1/2, under 1/2.
-    #[test]
-    fn usage_minus_request_shares_by_hand() {
-        let t = testkit::store(vec![
+    fn two_tasks() -> testkit::TinyStore {
+        testkit::store(vec![
             (&JOB, df!("job_name" => ["a", "b"], "inst_id" => ["i", "j"], "user" => ["u", "u"], "status" => ["Terminated"; 2]).unwrap()),
             (
                 &TASK,
@@ -135,14 +134,34 @@ mod tests {
                     "cap_mem_gib" => [512i64, 512], "cap_gpu" => [2i64, 0])
                 .unwrap(),
             ),
-        ]);
+        ])
+    }
+
+    #[test]
+    fn usage_minus_request_shares_by_hand() {
+        let t = two_tasks();
         let out = testkit::run(&UsageMinusRequest, &t, &[]);
         let got: Vec<(String, f64)> = out.all_headlines().map(|h| (h.key.clone(), h.value)).collect();
         let want = [50.0, 0.0, 100.0, 0.0, 50.0, 50.0];
         for ((key, value), w) in got.iter().zip(want) {
             assert_eq!(*value, w, "{key}");
         }
+    }
+
+    /// The curves plot 100 * (usage - plan) / capacity of the strictly
+    /// positive and strictly negative gaps only (A16 concatenates the
+    /// `> 0` and `< 0` subsets), finite values: cpu a only (b's gap is 0),
+    /// -100 * 800/19200 = -25/6; gpu a only (b's is NaN), -100 * 80/200 =
+    /// -40; mem a 100 * 14/1024 = 1.3671875 and b -100 * 6/512 = -1.171875.
+    #[test]
+    fn usage_minus_request_curves_leave_out_zero_gaps() {
+        let out = testkit::run(&UsageMinusRequest, &two_tasks(), &[]);
         let Body::Dists { series, .. } = &out.part("gap").unwrap().body else { panic!() };
-        assert!((series[0].1.max() - 0.0).abs() < 1e-12 && (series[0].1.min() + 100.0 * 800.0 / 19200.0).abs() < 1e-9);
+        let values = |i: usize| series[i].1.values().to_vec();
+        assert_eq!(series.iter().map(|s| s.0.as_str()).collect::<Vec<_>>(), ["cpu", "gpu", "mem"]);
+        assert_eq!(values(0).len(), 1);
+        assert!((values(0)[0] + 25.0 / 6.0).abs() < 1e-12, "{:?}", values(0));
+        assert_eq!(values(1), [-40.0]);
+        assert_eq!(values(2), [-1.171875, 1.3671875]);
     }
 }

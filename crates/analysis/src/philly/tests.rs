@@ -81,3 +81,67 @@ fn buckets_follow_the_notebook() {
         ]
     );
 }
+
+/// Two jobs around the 2017-11-05 fall-back in Los Angeles (01:00-01:59
+/// happens twice: PDT = UTC-7, then PST = UTC-8), stored as ingest stores
+/// them (naive wall-clock times read as Pacific, the earlier instant in the
+/// repeated hour). Local wall-clock times, and their UTC instants:
+///
+/// - a, 8 GPUs on 1 server: submitted 00:30 PDT (07:30Z); one attempt
+///   02:30 PST (10:30Z) to 03:00 PST (11:00Z).
+/// - b, 1 GPU: submitted 00:00 PDT (07:00Z); attempt 0 from 00:30 PDT
+///   (07:30Z) to 01:30 (ambiguous: PDT, 08:30Z); attempt 1 from 02:30 PST
+///   (10:30Z) to 03:30 PST (11:30Z).
+///
+/// In minutes, UTC (true elapsed) against the wall clock (the notebook's
+/// naive datetime arithmetic):
+/// - a: queue 180 vs 120; runtime 30 both.
+/// - b: queue 30 both; runtime 240 vs 180; per-attempt delays 30 and
+///   10:30Z - 08:30Z = 120 vs 02:30 - 01:30 = 60.
+fn fall_back() -> testkit::TinyStore {
+    const T0730: i64 = 1_509_867_000;
+    let (t0700, t0830, t1030, t1100, t1130) =
+        (T0730 - 1800, T0730 + 3600, T0730 + 3 * 3600, T0730 + 12_600, T0730 + 14_400);
+    let jobs = df!(
+        "job_id" => ["a", "b"],
+        "vc" => ["v", "v"],
+        "status" => ["Pass", "Pass"],
+        "submit_time" => [T0730, t0700],
+        "attempts" => [1i64, 2],
+        "first_start_time" => [t1030, T0730],
+        "last_end_time" => [t1100, t1130],
+        "gpus" => [8i64, 1],
+        "queue_s" => [10_800.0, 1800.0],
+        "run_s" => [1800.0, 14_400.0],
+    )
+    .unwrap();
+    let attempts = df!(
+        "job_id" => ["a", "b", "b"],
+        "attempt" => [0i64, 0, 1],
+        "start_time" => [t1030, T0730, t1030],
+        "end_time" => [t1100, t0830, t1130],
+        "machines" => [1i64, 1, 1],
+    )
+    .unwrap();
+    testkit::store(vec![(&JOBS, jobs), (&ATTEMPTS, attempts)])
+}
+
+#[test]
+fn durations_across_the_fall_back_in_utc_and_on_the_wall_clock() {
+    let t = fall_back();
+    for (clock, a_queue, b_run, b_second_delay) in [("utc", 180.0, 240.0, 120.0), ("wall", 120.0, 180.0, 60.0)] {
+        let p = [("clock", clock)];
+        let runtime = testkit::run(&RuntimeBySize, &t, &p);
+        assert_eq!(dist(&runtime, "by-size", "1 GPU").values(), &[b_run], "{clock}");
+        assert_eq!(dist(&runtime, "by-size", "5-8 GPU").values(), &[30.0], "{clock}");
+        let per_attempt = testkit::run(&QueueingByVc, &t, &p);
+        assert_eq!(dist(&per_attempt, "all", "1 GPU").values(), &[30.0, b_second_delay], "{clock}");
+        assert_eq!(dist(&per_attempt, "all", "5-8 GPU").values(), &[a_queue], "{clock}");
+        let first = testkit::run(&QueueingByVc, &t, &[("clock", clock), ("definition", "first-attempt")]);
+        assert_eq!(dist(&first, "all", "5-8 GPU").values(), &[a_queue], "{clock}");
+        assert_eq!(dist(&first, "all", "1 GPU").values(), &[30.0], "{clock}");
+        let locality = testkit::run(&Locality, &t, &p);
+        let Body::Curves { series, .. } = &locality.part("scatter").unwrap().body else { unreachable!() };
+        assert_eq!(series[0].1, vec![(a_queue, 1.0)], "{clock}");
+    }
+}
