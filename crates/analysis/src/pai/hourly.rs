@@ -76,16 +76,21 @@ fn hourofyear(lh: Expr) -> Expr {
     (t.clone().dt().ordinal_day().cast(DataType::Int64) * lit(24i64) + t.dt().hour().cast(DataType::Int64)).alias("hoy")
 }
 
+/// The hours of the week series plotted, `0 <= hour < end`: A3 plots
+/// `hour < 24*7+1` (0..=168, the next Sunday's first hour included), A5
+/// `hour < 24*7` (0..=167).
+pub const SUBMISSIONS_END: i64 = 24 * 7 + 1;
+pub const REQUESTS_END: i64 = 24 * 7;
+
 /// Sums the `values` (name, per-row expression) per hourofyear of `ts`,
-/// shifted by the offset and cut to hours 0..=168 (the notebook plots
-/// `0 <= hour < 169`).
-pub fn week_series(lf: LazyFrame, ts: Expr, values: &[(&str, Expr)], offset: i64) -> Result<DataFrame> {
+/// shifted by the offset and cut to hours `0 <= hour < end`.
+pub fn week_series(lf: LazyFrame, ts: Expr, values: &[(&str, Expr)], offset: i64, end: i64) -> Result<DataFrame> {
     let per_hoy: Vec<Expr> = values.iter().map(|(n, _)| col(*n).sum()).collect();
     let grouped = hour_sums(lf, ts, values)?
         .group_by([hourofyear(col("lh"))])
         .agg(per_hoy)
         .with_column((col("hoy") - lit(offset)).alias("hour"))
-        .filter(col("hour").gt_eq(lit(0i64)).and(col("hour").lt(lit(169i64))))
+        .filter(col("hour").gt_eq(lit(0i64)).and(col("hour").lt(lit(end))))
         .sort(["hour"], SortMultipleOptions::default());
     collect(grouped, "hourly series")
 }

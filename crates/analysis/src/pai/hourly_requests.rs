@@ -4,7 +4,7 @@
 use polars::prelude::*;
 
 use super::frames;
-use super::hourly::{points, week_series, WeekParams, REQUEST_COLUMNS};
+use super::hourly::{points, week_series, WeekParams, REQUESTS_END, REQUEST_COLUMNS};
 use crate::declare::{About, Analyze, Scope};
 use crate::output::Output;
 use crate::Ctx;
@@ -26,7 +26,8 @@ impl Analyze for HourlyRequests {
         format!(
             "dfw (one row per worker with its task's per-instance plans), instance start_time in Asia/Shanghai; \
              per hourofyear the sums of plan_cpu/1000 (10 CPU cores), plan_gpu/100 (GPUs), plan_mem/100 (100 GiB) \
-             as the notebook scales them; hour = hourofyear - {}",
+             as the notebook scales them; hour = hourofyear - {}; hours 0..167 (the notebook's A5 range; A3 \
+             plots 0..168); hours without instances are absent (as upstream)",
             p.offset
         )
     }
@@ -34,7 +35,7 @@ impl Analyze for HourlyRequests {
     fn run(ctx: &Ctx, p: &WeekParams, out: &mut Output) -> Result<()> {
         let sums: Vec<(&str, Expr)> = REQUEST_COLUMNS[1..].iter().map(|c| (*c, col(*c))).collect();
         let dfw = frames::instances(ctx, &REQUEST_COLUMNS)?;
-        let df = week_series(dfw, col("start_time"), &sums, p.offset as i64)?;
+        let df = week_series(dfw, col("start_time"), &sums, p.offset as i64, REQUESTS_END)?;
         let series = vec![
             ("CPU (x10 cores)".to_string(), points(&df, "plan_cpu_pct", 1000.0)?),
             ("GPU (GPUs)".to_string(), points(&df, "plan_gpu_pct", 100.0)?),

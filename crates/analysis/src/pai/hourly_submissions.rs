@@ -4,7 +4,7 @@
 use polars::prelude::*;
 
 use super::frames;
-use super::hourly::{points, week_series, WeekParams};
+use super::hourly::{points, week_series, WeekParams, SUBMISSIONS_END};
 use crate::declare::{About, Analyze, Scope};
 use crate::output::Output;
 use crate::Ctx;
@@ -32,7 +32,7 @@ impl Analyze for HourlySubmissions {
 
     fn run(ctx: &Ctx, p: &WeekParams, out: &mut Output) -> Result<()> {
         let tasks = frames::tasks(ctx, &["start_time"])?;
-        let df = week_series(tasks, col("start_time"), &[("tasks", lit(1.0))], p.offset as i64)?;
+        let df = week_series(tasks, col("start_time"), &[("tasks", lit(1.0))], p.offset as i64, SUBMISSIONS_END)?;
         out.curves(
             "tasks",
             "hour of the week (0 = Sunday 00:00)",

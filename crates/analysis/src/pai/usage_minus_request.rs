@@ -39,7 +39,8 @@ impl Analyze for UsageMinusRequest {
          they ran on); gap = (plan - usage) / capacity with capacity 100*cap_cpu, 100*cap_gpu, cap_mem \
          and usage cpu_usage, gpu_wrk_util, avg_mem; shares among non-null, non-NaN gaps, exact zeros in \
          neither share, +-inf (cap_gpu = 0 on CPU machines) counted as upstream; curves plot \
-         100*(usage - plan)/capacity on a symlog axis upstream, finite values only"
+         100*(usage - plan)/capacity of the gaps > 0 and < 0 (exact zeros in no curve, as upstream) on a \
+         symlog axis upstream, finite values only"
             .into()
     }
 
@@ -79,8 +80,9 @@ impl Analyze for UsageMinusRequest {
                 under,
                 "%",
             ));
-            series
-                .push((name.to_string(), dist_by_sort(frame.clone(), lit(-100.0) * col(name), "usage minus request")?));
+            // A16 plots the `> 0` and `< 0` subsets: exact zeros are in no curve.
+            let nonzero = frame.clone().filter(col(name).neq(lit(0.0)));
+            series.push((name.to_string(), dist_by_sort(nonzero, lit(-100.0) * col(name), "usage minus request")?));
         }
         out.dists("gap", "(usage - request) / capacity (%)", series).headlines("shares", headlines);
         Ok(())
