@@ -30,7 +30,8 @@ use tracelab_schema::unified::JOBS;
 pub const TRACE_DEFINITIONS: &str = "Per trace (unified jobs table): PAI queue = earliest instance start - job \
      submission (job start_time), runtime = job end_time - earliest instance start; Philly queue = first attempt \
      start - submitted_time (first-attempt definition), runtime = last attempt end - first attempt start (spans \
-     retries); Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start).";
+     retries), both differences of UTC instants (the true elapsed time, not the notebook's naive wall clock); \
+     Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start).";
 
 choice! {
     /// Which jobs a view counts.

@@ -52,4 +52,4 @@ fn run_duration_vs_philly(ctx: &Ctx, out: &mut Output) -> Result<()> {
     Ok(())
 }
 
-const PHILLY_DEF: &str = "Philly: philly/jobs with gpus > 0 (GPUs of the first attempt), duration = run_s = last attempt end - first attempt start (the ATC'19 notebook's run_time, spanning retries; HeliosArtifact's philly_trace.csv, not public, may differ), every status.";
+const PHILLY_DEF: &str = "Philly: philly/jobs with gpus > 0 (GPUs of the first attempt), duration = run_s = last attempt end - first attempt start, a difference of UTC instants (the ATC'19 notebook's run_time, spanning retries, which on its naive wall clock is 60 min less across the 2017-11-05 fall-back; HeliosArtifact's philly_trace.csv, not public, may differ), every status.";

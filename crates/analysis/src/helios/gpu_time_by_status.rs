@@ -67,7 +67,7 @@ fn run_gpu_time_by_status(ctx: &Ctx, out: &mut Output) -> Result<()> {
         let philly =
             gpu_time_by(lf, vec![("Completed", ps("Pass")), ("Canceled", ps("Killed")), ("Failed", ps("Failed"))])?;
         rows.push(("Philly", philly));
-        out.fill("philly", "Philly: philly/jobs with gpus > 0 (first-attempt GPUs) and run_s (first start to last end) recorded, status Pass / Killed / Failed.");
+        out.fill("philly", "Philly: philly/jobs with gpus > 0 (first-attempt GPUs) and run_s (first start to last end, UTC instants) recorded, status Pass / Killed / Failed.");
     } else {
         out.fill("philly", "The store has no Philly trace: only Helios is emitted.");
     }

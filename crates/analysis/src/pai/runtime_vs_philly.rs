@@ -46,7 +46,10 @@ impl Analyze for RuntimeVsPhilly {
 fn philly_runtimes(ctx: &Ctx) -> Result<(Dist, String)> {
     if ctx.store.has_trace(tracelab_schema::Trace::Philly) {
         let d = dist(ctx.store.scan(&philly::JOBS)?, col("run_s"), "Philly runtime")?;
-        return Ok((d, "philly/jobs run_s (last attempt end - first attempt start) from the store".into()));
+        return Ok((
+            d,
+            "philly/jobs run_s (last attempt end - first attempt start, UTC instants) from the store".into(),
+        ));
     }
     let Some(path) = &ctx.philly_runtime_csv else {
         return Ok((Dist::default(), "no Philly trace in the store and no philly_runtime.csv found: empty".into()));

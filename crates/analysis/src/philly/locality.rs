@@ -7,18 +7,26 @@ use std::collections::BTreeMap;
 use polars::prelude::*;
 
 use super::bucket;
+use super::clock::{Clock, CLOCK};
 use crate::declare::{About, Analyze, Scope};
 use crate::frame::{collect, f64s, i64s, strs};
 use crate::output::{Cell, Output, ResultTable};
+use crate::params::params;
 use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::philly::{ATTEMPTS, JOBS};
 use tracelab_stats::Dist;
 
+params! {
+    pub struct LocalityParams {
+        pub clock: Clock = CLOCK,
+    }
+}
+
 pub struct Locality;
 
 impl Analyze for Locality {
-    type Params = ();
+    type Params = LocalityParams;
     const ABOUT: About = About {
         id: "philly.locality",
         scope: Scope::Philly,
@@ -27,27 +35,25 @@ impl Analyze for Locality {
         title: "Locality constraints vs queueing delay (ATC'19 Fig 4)",
     };
 
-    fn definition(_: &()) -> String {
-        "philly/jobs with at least one attempt and first-attempt GPUs >= 5 (every status), joined to their first \
+    fn definition(p: &LocalityParams) -> String {
+        format!(
+            "philly/jobs with at least one attempt and first-attempt GPUs >= 5 (every status), joined to their first \
          attempt (philly/attempts, attempt = 0): x = first-attempt queueing delay (first start - submit) in \
          MINUTES, y = servers of the first attempt (len(attempts[0].detail)); jobs without a first start are \
-         skipped (the notebook would plot None). Series by bucket 5-8 and >8 GPUs."
-            .into()
+         skipped (the notebook would plot None). Series by bucket 5-8 and >8 GPUs. {}",
+            p.clock.note()
+        )
     }
 
     /// P3: for jobs with attempts and 5+ GPUs, the first-attempt queueing
     /// delay (minutes) against the servers of the first attempt.
-    fn run(ctx: &Ctx, _: &(), out: &mut Output) -> Result<()> {
+    fn run(ctx: &Ctx, p: &LocalityParams, out: &mut Output) -> Result<()> {
         let jobs = ctx.store.scan(&JOBS)?.filter(col("attempts").gt(lit(0i64)).and(col("gpus").gt_eq(lit(5i64))));
         let first =
             ctx.store.scan(&ATTEMPTS)?.filter(col("attempt").eq(lit(0i64))).select([col("job_id"), col("machines")]);
         let lf = jobs
             .join(first, [col("job_id")], [col("job_id")], JoinArgs::new(JoinType::Inner))
-            .select([
-                bucket(col("gpus")).alias("b"),
-                (col("queue_s") / lit(60.0)).alias("x"),
-                col("machines").alias("y"),
-            ])
+            .select([bucket(col("gpus")).alias("b"), p.clock.queue_minutes().alias("x"), col("machines").alias("y")])
             .filter(col("x").is_not_null())
             .sort(["b", "x", "y"], SortMultipleOptions::default());
         let df = collect(lf, "philly.locality")?;

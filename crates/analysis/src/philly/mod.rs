@@ -6,11 +6,13 @@
 //!
 //! One file per analysis id (`philly.gpu-util-by-status` is
 //! `gpu_util_by_status.rs`). Shared: [`jobs`] (the job tables' distributions
-//! in minutes) and [`gpu_minutes`] (the
+//! in minutes), [`clock`] (durations in UTC or on the notebook's naive wall
+//! clock) and [`gpu_minutes`] (the
 //! GPU-minute join of attempts with `gpu_util` behind P4 and P5, the
 //! heaviest query); here, the notebook's GPU buckets and the utilization
 //! tables' time windows.
 
+mod clock;
 mod gpu_minutes;
 mod jobs;
 

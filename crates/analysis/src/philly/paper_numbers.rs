@@ -90,7 +90,7 @@ fn paper_numbers(ctx: &Ctx, out: &mut Output) -> Result<()> {
 const DEFINITION: &str =
     "philly/jobs, every job. Job shares by final status (Pass, Killed, Failed); killed-or-failed = share of jobs \
      whose status is Killed or Failed. GPU time of a job = first-attempt GPUs x run_s (last attempt end - first \
-     attempt start), jobs with both known; share = per-status sum / total (Helios H2: sum of gpu_num x duration \
+     attempt start, UTC instants), jobs with both known; share = per-status sum / total (Helios H2: sum of gpu_num x duration \
      per state over philly_trace.csv). Attempts per job over every job (0 without attempts); retries = attempts \
      - 1 over jobs with at least one attempt. The average utilization of in-use GPUs (about 52 %) is the \
      headline of philly.gpu-util-by-status.";

@@ -4,6 +4,7 @@
 
 use polars::prelude::*;
 
+use super::clock::{Clock, CLOCK};
 use super::jobs::{dists_in_order, MINUTE_US};
 use super::{bucket, bucket_of, BUCKETS};
 use crate::declare::{About, Analyze, Scope};
@@ -35,6 +36,7 @@ const DEFINITION: Param<QueueDef> = Param::choice(
 params! {
     pub struct QueueingParams {
         pub definition: QueueDef = DEFINITION,
+        pub clock: Clock = CLOCK,
     }
 }
 
@@ -67,13 +69,15 @@ impl Analyze for QueueingByVc {
         format!(
             "{definition} In MINUTES as the notebook plots them. Every status. GPU bucket from the FIRST attempt's \
              GPUs (1, 2-4, 5-8, >8; 0 GPUs or no attempts: skipped). Part `all` pools the VCs; part `vc-<vc>` is \
-             one notebook figure per VC (VCs without samples give empty series, as the notebook's empty plots)."
+             one notebook figure per VC (VCs without samples give empty series, as the notebook's empty plots). \
+             {}",
+            p.clock.note()
         )
     }
 
     /// P2: queueing delay per VC and GPU bucket.
     fn run(ctx: &Ctx, p: &QueueingParams, out: &mut Output) -> Result<()> {
-        let samples = queue_samples(ctx, p.definition)?;
+        let samples = queue_samples(ctx, p.definition, p.clock)?;
         let vcs = ctx.store.scan(&JOBS)?.select([col("vc")]).unique(None, UniqueKeepStrategy::Any);
         let mut vcs: Vec<String> = strs(&collect(vcs, "vcs")?, "vc")?.into_iter().flatten().collect();
         vcs.sort();
@@ -117,8 +121,9 @@ pub fn per_attempt_delays(submit: Option<i64>, attempts: &[(Option<i64>, Option<
 }
 
 /// Jobs with a bucket and at least one attempt, attempts in order (one
-/// linear pass over the attempts sorted by job and attempt).
-fn job_attempts(ctx: &Ctx) -> Result<Vec<JobAttempts>> {
+/// linear pass over the attempts sorted by job and attempt), times on
+/// `clock`.
+fn job_attempts(ctx: &Ctx, clock: Clock) -> Result<Vec<JobAttempts>> {
     let jobs = ctx.store.scan(&JOBS)?.select([col("job_id"), col("vc"), col("gpus"), col("submit_time")]);
     let att = ctx.store.scan(&ATTEMPTS)?.select([col("job_id"), col("attempt"), col("start_time"), col("end_time")]);
     let lf = jobs
@@ -129,9 +134,9 @@ fn job_attempts(ctx: &Ctx) -> Result<Vec<JobAttempts>> {
             col("job_id"),
             col("vc"),
             col("gpus"),
-            col("submit_time").cast(DataType::Int64).alias("submit"),
-            col("start_time").cast(DataType::Int64).alias("start"),
-            col("end_time").cast(DataType::Int64).alias("end"),
+            clock.micros(col("submit_time")).alias("submit"),
+            clock.micros(col("start_time")).alias("start"),
+            clock.micros(col("end_time")).alias("end"),
         ]);
     let df = collect(lf, "philly.queueing-by-vc attempts")?;
     let (ids, vcs, gpus) = (strs(&df, "job_id")?, strs(&df, "vc")?, i64s(&df, "gpus")?);
@@ -155,9 +160,9 @@ fn job_attempts(ctx: &Ctx) -> Result<Vec<JobAttempts>> {
 }
 
 /// (vc, bucket, delay in minutes) samples under the chosen definition.
-fn queue_samples(ctx: &Ctx, definition: QueueDef) -> Result<Vec<(String, String, f64)>> {
+fn queue_samples(ctx: &Ctx, definition: QueueDef, clock: Clock) -> Result<Vec<(String, String, f64)>> {
     if definition == QueueDef::PerAttempt {
-        let jobs = job_attempts(ctx)?;
+        let jobs = job_attempts(ctx, clock)?;
         return Ok(jobs
             .into_iter()
             .flat_map(|j| {
@@ -166,11 +171,8 @@ fn queue_samples(ctx: &Ctx, definition: QueueDef) -> Result<Vec<(String, String,
             })
             .collect());
     }
-    let lf = ctx.store.scan(&JOBS)?.select([
-        col("vc"),
-        bucket(col("gpus")).alias("b"),
-        (col("queue_s") / lit(60.0)).alias("v"),
-    ]);
+    let lf =
+        ctx.store.scan(&JOBS)?.select([col("vc"), bucket(col("gpus")).alias("b"), clock.queue_minutes().alias("v")]);
     let df = collect(lf, "philly.queueing-by-vc first attempt")?;
     let (vcs, rows) = (strs(&df, "vc")?, labelled_keep_index(&df)?);
     Ok(rows.into_iter().map(|(i, b, v)| (vcs[i].clone().unwrap_or_default(), b, v)).collect())
