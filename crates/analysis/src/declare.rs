@@ -1,6 +1,6 @@
 //! How an analysis is declared: a unit struct implementing [`Analyze`], in
 //! a file named after its id (`pai.machine-util` is `pai/machine_util.rs`),
-//! listed once in [`crate::registry`].
+//! listed once in [`crate::registry()`].
 //!
 //! The declaration gives, without running anything: the id, scope, paper
 //! figure or notebook cell, one-line summary and title ([`About`]); the
@@ -23,6 +23,16 @@
 //! Two small macros only remove repetition: [`crate::params::choice!`] (an
 //! enum and its names) and [`crate::params::params!`] (a parameter struct
 //! and its reader).
+//!
+//! From the former struct-literal style (`Analysis { id, scope, mirrors,
+//! summary, params, run }`): id, scope, mirrors and summary go to [`About`]
+//! with the output's title; each `Param { name, default, doc, choices }`
+//! becomes a `Param::<T>` constant of its kind (a choice list becomes a
+//! `choice!` enum); the `args.str / f64 / u64 / bool / duration_s` reads
+//! become the fields of a `params!` struct; the text given to
+//! `Output::new` becomes [`Analyze::definition`] (numbers computed in the
+//! run as `{name}` holes); each `Headline::published(value, source)`
+//! becomes a [`Published`] entry with the headline's key and unit.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -155,7 +165,7 @@ impl<A: Analyze> Run for A {
     }
 }
 
-/// A registered analysis: its [`About`] fields, its parameters, and how to
+/// A registered analysis: its `About` fields, its parameters, and how to
 /// run it.
 pub struct Analysis {
     pub id: &'static str,

@@ -165,7 +165,7 @@ pub fn scalar(df: &DataFrame, name: &str) -> Result<f64> {
 }
 
 /// A UTC timestamp expression converted to the trace's local wall clock
-/// ([`Trace::local_tz`]), for hour-of-day, weekday and date binning.
+/// ([`tracelab_schema::Trace::local_tz`]), for hour-of-day, weekday and date binning.
 pub fn local(ts: Expr, trace: tracelab_schema::Trace) -> Expr {
     let tz: chrono_tz::Tz = trace.local_tz().parse().expect("the zones of Trace::local_tz are valid IANA names");
     ts.dt().convert_time_zone(TimeZone::from_chrono(&tz))

@@ -9,7 +9,7 @@
 //! output carries its definition, and upstream quirks are reproduced by
 //! default with the corrected variant behind a parameter.
 //!
-//! Public: the registry ([`registry`], [`find`], [`Analysis`]), [`Ctx`], the
+//! Public: the registry ([`registry()`], [`find`], [`Analysis`]), [`Ctx`], the
 //! output types, the parameter descriptions ([`ParamSpec`], [`describe`],
 //! [`Args`]) and `render`; the analyses themselves are private.
 
