@@ -131,11 +131,7 @@ fn list() -> Vec<Entry> {
             params: a
                 .params
                 .iter()
-                .map(|p| ParamDoc {
-                    name: p.name.to_string(),
-                    kind: if p.choices.is_empty() { "value".into() } else { p.choices.join("|") },
-                    default: p.default.to_string(),
-                })
+                .map(|p| ParamDoc { name: p.name.to_string(), kind: p.kind.label(), default: p.default.to_string() })
                 .collect(),
             summary: a.summary.to_string(),
         })

@@ -48,7 +48,7 @@ pub fn derived_frames() {
         return;
     }
     let current: Mutex<Option<Spinner>> = Mutex::new(None);
-    tracelab_analysis::pai::derived::on_progress(move |step| {
+    tracelab_analysis::on_pai_derived_progress(move |step| {
         let mut current = current.lock().expect("progress");
         match (step, current.as_ref()) {
             (Some(s), Some(spinner)) => spinner.set(s),

@@ -94,6 +94,10 @@ for cls, cond in [("short", f"runtime_i <= {med}"), ("long", f"runtime_i > {med}
     share = one(f"SELECT 100.0 * count(*) FILTER (WHERE {over}) / count(*) FROM dfa WHERE {valid}")
     r[f"headline:{cls}_over_half"] = share
     quantiles(f"SELECT 100 * wait / runtime AS v FROM dfa WHERE {valid} AND runtime <> 0", cls, "ratio", r)
+# All tasks, the notebook's middle curve: every task with a ratio (runtime_i null or not).
+valid = "wait IS NOT NULL AND runtime IS NOT NULL AND NOT (runtime = 0 AND wait = 0)"
+r["headline:all_over_half"] = one(f"SELECT 100.0 * count(*) FILTER (WHERE {over}) / count(*) FROM dfa WHERE {valid}")
+quantiles(f"SELECT 100 * wait / runtime AS v FROM dfa WHERE {valid} AND runtime <> 0", "all", "ratio", r)
 out["pai.wait-over-completion"] = r
 
 # A9: wait by GPU request bin, sharing vs whole GPU.
@@ -162,6 +166,10 @@ for name, num, cap in [("cpu", "plan_cpu - cpu_usage", "100 * cap_cpu"), ("gpu",
     n = one(f"SELECT count(*) FROM dfas_t WHERE {valid}")
     r[f"headline:{name}_plan_over_usage"] = 100.0 * one(f"SELECT {over} FROM dfas_t WHERE {valid}") / n
     r[f"headline:{name}_plan_under_usage"] = 100.0 * one(f"SELECT {under} FROM dfas_t WHERE {valid}") / n
+    # The curve: the gaps > 0 and < 0 only (the notebook's pgu and ugp subsets), finite (capacity not 0),
+    # plotted as 100 * (usage - plan) / capacity.
+    curve = f"SELECT -100 * ({num}) / ({cap}) AS v FROM dfas_t WHERE ({cap}) <> 0 AND ({num}) <> 0"
+    quantiles(curve, name, "gap", r, (("p10", 0.1), ("p50", 0.5), ("p90", 0.9)))
 out["pai.usage-minus-request"] = r
 
 # A17, A18.
@@ -182,6 +190,16 @@ for h in [0, 9, 30, 100, 168]:
     if n:  # hours without tasks are absent from the curve, as upstream
         r[f"curve:tasks/tasks/{h}"] = n
 out["pai.hourly-submissions"] = r
+# A5: per hour of the week by INSTANCE start (dfw: dfiw with its task's per-instance plans), hours 0..167.
+ilocal = f"({secs('w.start_time')} + 28800)"
+ihoy = f"((floor({ilocal} / 86400) + 1) * 24 + floor({ilocal} / 3600) % 24)"
+r = {}
+for h in [0, 9, 100, 167]:
+    gpus = one(f"""SELECT sum(t.plan_gpu_pct) / 100 FROM dfiw w
+                   LEFT JOIN task t ON t.job_name = w.job_name AND t.task_name = w.task_name WHERE {ihoy} - 600 = {h}""")
+    if gpus is not None:  # hours without instances are absent from the curve
+        r[f"curve:requests/GPU (GPUs)/{h}"] = gpus
+out["pai.hourly-requests"] = r
 per = f"""SELECT floor({local} / 86400) AS d, floor({local} / 3600) % 24 AS h, count(*) AS n
           FROM dfa WHERE start_time IS NOT NULL GROUP BY d, h"""
 complete = f"SELECT d FROM ({per}) GROUP BY d HAVING count(DISTINCT h) = 24"

@@ -84,3 +84,25 @@ fn a_bad_parameter_names_what_the_analysis_takes() {
     assert_eq!(code, 2);
     assert!(err.contains("expected one of task-to-instance, job-to-task"), "{err}");
 }
+
+/// The x values of every curve of one part of `tracelab analyze ID`.
+fn curve_hours(id: &str, part: &str) -> Vec<f64> {
+    let out: Value =
+        serde_json::from_str(&tracelab_ok(&["analyze", id, "--store", s(sample_store()), "--format", "json"]))
+            .expect("json");
+    let part = out["parts"].as_array().unwrap().iter().find(|p| p["name"] == part).unwrap().clone();
+    let series = part["series"].as_array().unwrap();
+    series.iter().flat_map(|s| s["points"].as_array().unwrap().iter().map(|p| p[0].as_f64().unwrap())).collect()
+}
+
+/// The notebook plots A3 over hours 0..=168 (`hour < 24*7+1`) and A5 over
+/// 0..=167 (`hour < 24*7`); the samples have both tasks and instances
+/// starting in hour 168.
+#[test]
+fn the_week_series_cover_the_notebooks_hours() {
+    let tasks = curve_hours("pai.hourly-submissions", "tasks");
+    assert_eq!(tasks.iter().copied().fold(f64::MIN, f64::max), 168.0);
+    let requests = curve_hours("pai.hourly-requests", "requests");
+    assert_eq!(requests.iter().copied().fold(f64::MIN, f64::max), 167.0);
+    assert!(requests.iter().all(|h| (0.0..=167.0).contains(h)));
+}

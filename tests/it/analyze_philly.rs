@@ -48,3 +48,20 @@ fn philly_and_cross_analyses_agree_with_duckdb_on_the_samples() {
         crosscheck("tests/crosscheck/analyses_philly.py", sample_store(), lookup, |a, b| close_within(a, b, 1.0));
     assert!(checked > 500, "only {checked} values checked");
 }
+
+/// `clock=wall` gives the numbers of the notebook's naive datetime
+/// arithmetic, recomputed from the raw job log by
+/// `tests/crosscheck/philly_notebook.py`; the samples have jobs spanning the
+/// 2017-11-05 fall-back, where the default UTC clock differs.
+#[test]
+fn the_wall_clock_reproduces_the_notebook_on_the_raw_job_log() {
+    let checked =
+        crosscheck("tests/crosscheck/philly_notebook.py", sample_store(), lookup, |a, b| close_within(a, b, 1.0));
+    assert!(checked > 100, "only {checked} values checked");
+    let run = |clock: &str| {
+        let args = ["analyze", "philly.runtime-by-size", "--store", s(sample_store()), "--param", clock];
+        let out: Value = serde_json::from_str(&tracelab_ok(&[&args[..], &["--format", "json"]].concat())).unwrap();
+        out["parts"][0]["series"].clone()
+    };
+    assert_ne!(run("clock=utc"), run("clock=wall"));
+}

@@ -7,6 +7,7 @@ mod analyze_helios;
 mod analyze_pai;
 mod analyze_pai_paper;
 mod analyze_philly;
+mod analyze_registry;
 mod analyze_seed;
 mod common;
 mod hardening_output;

@@ -51,11 +51,6 @@ pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
     Ok(ca.iter().collect())
 }
 
-/// A column as f64 values, nulls and NaN dropped.
-pub fn finite_f64s(df: &DataFrame, name: &str) -> Result<Vec<f64>> {
-    Ok(f64s(df, name)?.into_iter().flatten().filter(|v| v.is_finite()).collect())
-}
-
 /// A column as strings (nulls as None).
 pub fn strs(df: &DataFrame, name: &str) -> Result<Vec<Option<String>>> {
     let s = df
@@ -170,7 +165,7 @@ pub fn scalar(df: &DataFrame, name: &str) -> Result<f64> {
 }
 
 /// A UTC timestamp expression converted to the trace's local wall clock
-/// ([`Trace::local_tz`]), for hour-of-day, weekday and date binning.
+/// ([`tracelab_schema::Trace::local_tz`]), for hour-of-day, weekday and date binning.
 pub fn local(ts: Expr, trace: tracelab_schema::Trace) -> Expr {
     let tz: chrono_tz::Tz = trace.local_tz().parse().expect("the zones of Trace::local_tz are valid IANA names");
     ts.dt().convert_time_zone(TimeZone::from_chrono(&tz))

@@ -99,6 +99,15 @@ impl Output {
         self
     }
 
+    /// Puts `value` where the definition says `{name}`: the few numbers a
+    /// definition states that come from the data (a median, a window).
+    pub fn fill(&mut self, name: &str, value: impl std::fmt::Display) -> &mut Self {
+        let hole = format!("{{{name}}}");
+        debug_assert!(self.definition.contains(&hole), "{}: the definition has no {hole}", self.id);
+        self.definition = self.definition.replace(&hole, &value.to_string());
+        self
+    }
+
     pub fn part(&self, name: &str) -> Option<&Part> {
         self.parts.iter().find(|p| p.name == name)
     }
@@ -259,7 +268,9 @@ impl Headline {
         }
     }
 
-    /// Adds the published value and where it comes from.
+    /// Adds the published value and where it comes from. Analyses do not
+    /// call this: they declare their published values, and every run
+    /// attaches them to the headlines by key (`crate::declare`).
     pub fn published(mut self, value: f64, source: &str) -> Headline {
         self.published = Some(value);
         self.source = source.into();

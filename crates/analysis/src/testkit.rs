@@ -7,7 +7,9 @@
 use polars::prelude::*;
 use tempfile::TempDir;
 
-use super::Ctx;
+use crate::declare::{Analysis, Analyze};
+use crate::output::Output;
+use crate::Ctx;
 use tracelab_schema::{ColType, Table};
 use tracelab_store::parquet::dtype;
 use tracelab_store::Store;
@@ -33,6 +35,22 @@ pub fn store(tables: Vec<(&'static Table, DataFrame)>) -> TinyStore {
     }
     let store = Store::open(dir.path()).expect("tiny store");
     TinyStore { _dir: dir, ctx: Ctx::new(store, None) }
+}
+
+/// Runs `analysis` over `t` with the (name, value) parameters, as the
+/// registry would; panics on an error.
+pub fn run<A: Analyze>(analysis: &'static A, t: &TinyStore, params: &[(&str, &str)]) -> Output {
+    try_run(analysis, t, params).unwrap_or_else(|e| panic!("{}: {e}", A::ABOUT.id))
+}
+
+/// [`run`], returning the error.
+pub fn try_run<A: Analyze>(
+    analysis: &'static A,
+    t: &TinyStore,
+    params: &[(&str, &str)],
+) -> tracelab_schema::error::Result<Output> {
+    let given: Vec<(String, String)> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+    Analysis::of(analysis).run(&t.ctx, &given)
 }
 
 fn canonical(table: &Table, df: &DataFrame) -> DataFrame {

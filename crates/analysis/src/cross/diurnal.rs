@@ -1,12 +1,14 @@
-//! Diurnal submission profiles across traces: the share of each trace's
+//! `cross.diurnal`: diurnal submission profiles across traces, the share of each trace's
 //! submissions in each local hour of day, in the trace's own time zone
 //! (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles).
 
 use polars::prelude::*;
 
-use super::{jobs_note, with_series};
+use super::{jobs_note, with_series, ViewParams};
+use crate::declare::{About, Analyze, Scope};
 use crate::frame::{collect, f64s, i64s, strs};
-use crate::{Args, Ctx, Output};
+use crate::output::Output;
+use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::Trace;
 
@@ -28,8 +30,34 @@ fn local_hour() -> Result<Expr> {
         .otherwise(hour_in(helios)))
 }
 
-pub fn diurnal(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let lf = with_series(ctx, args)?
+pub struct Diurnal;
+
+impl Analyze for Diurnal {
+    type Params = ViewParams;
+    const ABOUT: About = About {
+        id: "cross.diurnal",
+        scope: Scope::Cross,
+        mirrors: "tracelab (cross-trace view)",
+        summary: "Share of submissions by local hour of day per trace and Helios cluster",
+        title: "Submissions by hour of day across traces",
+    };
+
+    fn definition(p: &ViewParams) -> String {
+        format!(
+            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios submit_time), converted \
+             from UTC to each trace's local zone (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles), hour of \
+             day 0-23; y = submissions in that hour / all submissions of the series, in %. {}",
+            jobs_note(p.jobs)
+        )
+    }
+
+    fn run(ctx: &Ctx, p: &ViewParams, out: &mut Output) -> Result<()> {
+        diurnal(ctx, p, out)
+    }
+}
+
+fn diurnal(ctx: &Ctx, p: &ViewParams, out: &mut Output) -> Result<()> {
+    let lf = with_series(ctx, p.jobs)?
         .filter(col("submit_time").is_not_null())
         .select([col("series"), local_hour()?.alias("hour")])
         .group_by([col("series"), col("hour")])
@@ -49,16 +77,6 @@ pub fn diurnal(ctx: &Ctx, args: &Args) -> Result<Output> {
         let total: f64 = pts.iter().map(|p| p.1).sum();
         pts.iter_mut().for_each(|p| p.1 = 100.0 * p.1 / total);
     }
-    let mut out = Output::new(
-        "cross.diurnal",
-        "Submissions by hour of day across traces",
-        format!(
-            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios submit_time), converted \
-             from UTC to each trace's local zone (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles), hour of \
-             day 0-23; y = submissions in that hour / all submissions of the series, in %. {}",
-            jobs_note(args)
-        ),
-    );
     out.curves("by-hour", "Local hour of day", "Share of submissions (%)", curves);
-    Ok(out)
+    Ok(())
 }

@@ -3,18 +3,25 @@
 //! ...), so the traces plot side by side. No anchor has these in one place;
 //! each view states every trace's own definition of the quantity it plots.
 //!
-//! Themes: [`dists`] (runtime, queueing, wait share, GPUs per job: CDFs with
-//! a P50/P90/P99 table), [`shares`] (final status, per-user concentration),
-//! [`diurnal`] (submissions by local hour of day).
+//! One file per analysis id (`cross.wait-fraction` is `wait_fraction.rs`);
+//! [`dists`] holds the view the four distribution analyses share. Shared
+//! here: every trace's definitions, the `jobs` parameter and the series.
 
 mod dists;
-mod diurnal;
-mod shares;
+
+pub mod diurnal;
+pub mod gpus_per_job;
+pub mod queueing;
+pub mod runtime;
+pub mod status;
+pub mod user_concentration;
+pub mod wait_fraction;
 
 use polars::prelude::*;
 
-use super::frame::{collect, strs};
-use super::{Analysis, Args, Ctx, Param};
+use crate::frame::{collect, strs};
+use crate::params::{choice, params, Param};
+use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::unified::JOBS;
 
@@ -23,20 +30,37 @@ use tracelab_schema::unified::JOBS;
 pub const TRACE_DEFINITIONS: &str = "Per trace (unified jobs table): PAI queue = earliest instance start - job \
      submission (job start_time), runtime = job end_time - earliest instance start; Philly queue = first attempt \
      start - submitted_time (first-attempt definition), runtime = last attempt end - first attempt start (spans \
-     retries); Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start).";
+     retries), both differences of UTC instants (the true elapsed time, not the notebook's naive wall clock); \
+     Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start).";
 
-const JOBS_PARAM: Param = Param {
-    name: "jobs",
-    default: "gpu",
-    doc: "gpu: only jobs requesting GPUs (gpus_requested > 0); all: every job, CPU-only included",
-    choices: &["gpu", "all"],
-};
+choice! {
+    /// Which jobs a view counts.
+    pub enum Jobs {
+        /// Only jobs requesting GPUs (gpus_requested > 0).
+        Gpu = "gpu",
+        /// Every job, CPU-only included.
+        All = "all",
+    }
+}
+
+pub const JOBS_PARAM: Param<Jobs> = Param::choice(
+    "jobs",
+    "gpu",
+    "gpu: only jobs requesting GPUs (gpus_requested > 0); all: every job, CPU-only included",
+);
+
+params! {
+    /// The views' parameters.
+    pub struct ViewParams {
+        pub jobs: Jobs = JOBS_PARAM,
+    }
+}
 
 /// The unified jobs with a `series` column: every row under its trace, and
 /// Helios rows once more under `helios/<cluster>`.
-pub fn with_series(ctx: &Ctx, args: &Args) -> Result<LazyFrame> {
+pub fn with_series(ctx: &Ctx, which: Jobs) -> Result<LazyFrame> {
     let mut jobs = ctx.store.scan(&JOBS)?;
-    if args.str("jobs") == "gpu" {
+    if which == Jobs::Gpu {
         jobs = jobs.filter(col("gpus_requested").gt(lit(0.0)));
     }
     let by_trace = jobs.clone().with_column(col("trace").alias("series"));
@@ -54,83 +78,23 @@ pub fn series_labels(lf: LazyFrame) -> Result<Vec<String>> {
     Ok(labels)
 }
 
-fn jobs_note(args: &Args) -> &'static str {
-    if args.str("jobs") == "gpu" {
-        "Jobs: those requesting GPUs (gpus_requested > 0)."
-    } else {
-        "Jobs: every job, CPU-only included."
+/// The sentence every view's definition states about its jobs.
+pub fn jobs_note(which: Jobs) -> &'static str {
+    match which {
+        Jobs::Gpu => "Jobs: those requesting GPUs (gpus_requested > 0).",
+        Jobs::All => "Jobs: every job, CPU-only included.",
     }
 }
 
-const fn view(
-    id: &'static str,
-    summary: &'static str,
-    params: &'static [Param],
-    run: fn(&Ctx, &Args) -> Result<super::Output>,
-) -> Analysis {
-    Analysis { id, scope: super::Scope::Cross, mirrors: "tracelab (cross-trace view)", summary, params, run }
-}
-
-const USER_PARAMS: &[Param] = &[
-    JOBS_PARAM,
-    Param {
-        name: "measure",
-        default: "gpu-time",
-        doc: "gpu-time: per-user sum of gpus_requested x run_s (Helios Fig 8 style); jobs: per-user job count",
-        choices: &["gpu-time", "jobs"],
-    },
-];
-
-/// This group's analyses, in `--list` order.
-pub static ANALYSES: &[Analysis] = &[
-    view(
-        "cross.runtime",
-        "Job runtime CDF per trace and Helios cluster, P50/P90/P99 table",
-        &[JOBS_PARAM],
-        dists::runtime,
-    ),
-    view(
-        "cross.queueing",
-        "Queueing delay CDF per trace and Helios cluster, P50/P90/P99 table",
-        &[JOBS_PARAM],
-        dists::queueing,
-    ),
-    view(
-        "cross.wait-fraction",
-        "wait / (wait + run) CDF per trace and Helios cluster",
-        &[JOBS_PARAM],
-        dists::wait_fraction,
-    ),
-    view(
-        "cross.gpus-per-job",
-        "GPUs requested per job CDF per trace and Helios cluster",
-        &[JOBS_PARAM],
-        dists::gpus_per_job,
-    ),
-    view(
-        "cross.status",
-        "Final-status shares of jobs and of GPU time per trace and Helios cluster",
-        &[JOBS_PARAM],
-        shares::status,
-    ),
-    view(
-        "cross.user-concentration",
-        "Per-user concentration: Lorenz curve and Gini per trace and Helios cluster",
-        USER_PARAMS,
-        shares::users,
-    ),
-    view(
-        "cross.diurnal",
-        "Share of submissions by local hour of day per trace and Helios cluster",
-        &[JOBS_PARAM],
-        diurnal::diurnal,
-    ),
-];
-
 #[cfg(test)]
 mod tests {
-    use crate::{find, testkit, Body, Cell};
     use polars::prelude::*;
+
+    use crate::cross::wait_fraction::WaitFraction;
+    use crate::cross::{diurnal::Diurnal, status::Status, user_concentration::UserConcentration};
+    use crate::declare::Analyze;
+    use crate::output::{Body, Cell};
+    use crate::testkit;
     use tracelab_schema::unified::JOBS;
 
     fn tiny() -> testkit::TinyStore {
@@ -151,13 +115,13 @@ mod tests {
         testkit::store(vec![(&JOBS, jobs)])
     }
 
-    fn run(id: &str) -> crate::Output {
-        find(id).unwrap().run(&tiny().ctx, &[]).unwrap()
+    fn run<A: Analyze>(analysis: &'static A) -> crate::output::Output {
+        testkit::run(analysis, &tiny(), &[])
     }
 
     #[test]
     fn wait_fraction_per_trace_and_helios_cluster() {
-        let out = run("cross.wait-fraction");
+        let out = run(&WaitFraction);
         let Body::Table(t) = &out.part("quantiles").unwrap().body else { unreachable!() };
         // GPU jobs only (job 3 has 0 GPUs). philly: 10/40 = 25 %, 0/100 = 0 % -> P50 12.5;
         // helios: job 1 = 30/40 = 75 %; job 2 has no queue.
@@ -174,7 +138,7 @@ mod tests {
 
     #[test]
     fn status_shares_of_jobs_and_gpu_time() {
-        let out = run("cross.status");
+        let out = run(&Status);
         let Body::Table(t) = &out.part("gpu-time-shares").unwrap().body else { unreachable!() };
         // helios GPU jobs: completed 4 x 10 = 40, killed 1 x 50 = 50 -> 44.44 %, 55.56 %.
         let row = &t.rows[0];
@@ -185,7 +149,7 @@ mod tests {
 
     #[test]
     fn diurnal_uses_each_traces_zone() {
-        let out = run("cross.diurnal");
+        let out = run(&Diurnal);
         let Body::Curves { series, .. } = &out.part("by-hour").unwrap().body else { unreachable!() };
         let philly = &series.iter().find(|s| s.0 == "philly").unwrap().1;
         assert_eq!(philly[8], (8.0, 100.0));
@@ -195,7 +159,7 @@ mod tests {
 
     #[test]
     fn user_concentration_gini() {
-        let out = run("cross.user-concentration");
+        let out = run(&UserConcentration);
         let Body::Table(t) = &out.part("gini").unwrap().body else { unreachable!() };
         // philly GPU time: u1 = 1 x 30 = 30, u2 = 2 x 100 = 200; Gini of (30, 200) =
         // ((2*1-3)*30 + (2*2-3)*200) / (2 * 230) = 170 / 460.

@@ -3,58 +3,63 @@
 //! throughput series (`trace_parser.py`), and the per-cluster summary table
 //! (`helios_cluster_summary.csv`).
 //!
-//! Shared here: the cluster order, the job scan, local-time helpers and the
-//! state groups. Every time-of-day or grid computation works in Asia/Shanghai
+//! One file per analysis id (`helios.vc-utilization` is
+//! `vc_utilization.rs`); [`users`] holds the per-user totals and curves of
+//! Fig 8 and 9. Shared here: the cluster order and the `cluster` parameter,
+//! the job scan, local-time helpers, the state groups and the fixed-grid
+//! CDF. Every time-of-day or grid computation works in Asia/Shanghai
 //! wall-clock time (the raw naive times), which has no DST, so a local minute
 //! is the UTC minute plus 480.
 
-mod cluster;
-mod jobs;
-mod sequence;
-mod summary;
 mod users;
-mod vc;
+
+pub mod cluster_summary;
+pub mod diurnal_submissions;
+pub mod diurnal_utilization;
+pub mod duration_gpu_cpu;
+pub mod duration_vs_philly;
+pub mod final_status;
+pub mod gpu_time_by_status;
+pub mod job_size;
+pub mod monthly;
+pub mod sequence;
+pub mod throughput;
+pub mod user_completion;
+pub mod user_queue;
+pub mod user_time;
+pub mod vc_utilization;
 
 #[cfg(test)]
 mod tests;
 
 use polars::prelude::*;
 
-use super::frame::{collect, strs};
-use super::{Analysis, Ctx, Param};
+use crate::frame::{collect, f64s, strs};
+use crate::params::{choice, Param};
+use crate::Ctx;
 use tracelab_schema as schema;
 use tracelab_schema::error::{Error, Result};
-
-/// This group's analyses, in `--list` order.
-pub static ANALYSES: &[Analysis] = &[
-    sequence::SEQUENCE,
-    sequence::THROUGHPUT,
-    summary::SUMMARY,
-    jobs::DURATION_VS_PHILLY,
-    jobs::GPU_TIME_BY_STATUS,
-    cluster::DIURNAL_UTILIZATION,
-    cluster::DIURNAL_SUBMISSIONS,
-    cluster::MONTHLY,
-    vc::VC_UTILIZATION,
-    jobs::DURATION_GPU_CPU,
-    jobs::JOB_SIZE,
-    jobs::FINAL_STATUS,
-    users::USER_TIME,
-    users::USER_QUEUE,
-    users::USER_COMPLETION,
-];
+use tracelab_stats::Dist;
 
 /// The clusters in the owners' order (the summary CSV's rows, every figure's
 /// legend); output follows this fixed order, then any other name sorted.
 pub const CLUSTERS: [&str; 4] = ["Venus", "Earth", "Saturn", "Uranus"];
 
+choice! {
+    /// Which clusters' series to emit.
+    pub enum Clusters { All = "all", Venus = "Venus", Earth = "Earth", Saturn = "Saturn", Uranus = "Uranus" }
+}
+
+impl Clusters {
+    /// The one cluster chosen, or `None` for all.
+    pub fn one(self) -> Option<&'static str> {
+        (self != Clusters::All).then(|| self.name())
+    }
+}
+
 /// The `cluster` parameter of the per-cluster analyses.
-pub const CLUSTER_PARAM: Param = Param {
-    name: "cluster",
-    default: "all",
-    doc: "Which cluster's series to emit: all, or one of Venus, Earth, Saturn, Uranus.",
-    choices: &["all", "Venus", "Earth", "Saturn", "Uranus"],
-};
+pub const CLUSTER: Param<Clusters> =
+    Param::choice("cluster", "all", "Which cluster's series to emit: all, or one of Venus, Earth, Saturn, Uranus.");
 
 /// Minutes between UTC and Asia/Shanghai (UTC+8, no DST since 1991).
 pub const LOCAL_OFFSET_MIN: i64 = 480;
@@ -79,12 +84,11 @@ pub fn present_clusters(ctx: &Ctx) -> Result<Vec<String>> {
     Ok(found)
 }
 
-/// The clusters selected by the `cluster` parameter, in order.
-pub fn selected_clusters(ctx: &Ctx, choice: &str) -> Result<Vec<String>> {
+/// The clusters present, or the `one` chosen (which must be present), in
+/// order.
+pub fn selected_clusters(ctx: &Ctx, one: Option<&str>) -> Result<Vec<String>> {
     let present = present_clusters(ctx)?;
-    if choice == "all" {
-        return Ok(present);
-    }
+    let Some(choice) = one else { return Ok(present) };
     if !present.iter().any(|c| c == choice) {
         return Err(Error::Usage(format!("cluster {choice} is not in the store (present: {})", present.join(", "))));
     }
@@ -132,4 +136,32 @@ pub fn pct(part: f64, total: f64) -> f64 {
     } else {
         f64::NAN
     }
+}
+
+/// The fixed-grid CDF the Helios notebooks draw: (t, 100 * share <= t) at
+/// t = 2^i s ([`pow2_grid`]).
+pub fn grid_cdf(d: &Dist) -> Vec<(f64, f64)> {
+    pow2_grid().into_iter().map(|t| (t, 100.0 * d.share_at_most(t))).collect()
+}
+
+/// Philly GPU jobs (gpus > 0), when the store has Philly.
+pub fn philly_gpu_jobs(ctx: &Ctx) -> Option<LazyFrame> {
+    ctx.store.scan(&schema::philly::JOBS).ok().map(|lf| lf.filter(col("gpus").gt(lit(0))))
+}
+
+/// (cluster, x, y) rows of `df` as one series per cluster, in `clusters`
+/// order, sorted by x; y scaled.
+pub fn series_by_cluster(df: &DataFrame, clusters: &[String], x: &str, y: &str, scale: f64) -> Result<CurveSet> {
+    let (cs, xs, ys) = (strs(df, "cluster")?, f64s(df, x)?, f64s(df, y)?);
+    Ok(clusters
+        .iter()
+        .map(|c| {
+            let mut pts: Vec<(f64, f64)> = (0..df.height())
+                .filter(|&i| cs[i].as_deref() == Some(c.as_str()))
+                .map(|i| (xs[i].unwrap_or(f64::NAN), ys[i].map_or(f64::NAN, |v| v * scale)))
+                .collect();
+            pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+            (c.clone(), pts)
+        })
+        .collect())
 }

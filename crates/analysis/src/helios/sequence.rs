@@ -1,16 +1,18 @@
-//! The per-minute allocation sequence (`trace_parser.py parse_sequence`,
-//! `cluster_sequence.csv`) and the 10-minute throughput series
-//! (`parse_throughput`, `cluster_throughput.csv`), built set-wise in the
-//! engine: the sequence is a sort-and-sweep (+gpus at the floored start
-//! minute, -gpus one minute after the floored end, cumulative sum over the
-//! minute grid), the throughput a group-by on the 10-minute bin. Upstream
-//! loops over jobs (hours per cluster); this is seconds.
+//! `helios.sequence`: the per-minute allocation sequence (`trace_parser.py
+//! parse_sequence`, `cluster_sequence.csv`), built set-wise in the engine as
+//! a sort-and-sweep (+gpus at the floored start minute, -gpus one minute
+//! after the floored end, cumulative sum over the minute grid). Upstream
+//! loops over jobs (hours per cluster); this is seconds. The diurnal,
+//! monthly and per-VC analyses read the same sequence.
 
 use polars::prelude::*;
 
-use super::{any_of, jobs, local_minute, local_second, selected_clusters, CLUSTER_PARAM, GRID_END_DAY, GRID_FIRST_DAY};
-use crate::frame::{collect, f64s, i64s, strs};
-use crate::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
+use super::{jobs, local_minute, selected_clusters, Clusters, CLUSTER, GRID_END_DAY, GRID_FIRST_DAY};
+use crate::declare::{About, Analyze, Scope};
+use crate::frame::{collect, f64s, i64s};
+use crate::output::{Headline, Output};
+use crate::params::{choice, params, Param};
+use crate::Ctx;
 use tracelab_schema as schema;
 use tracelab_schema::error::Result;
 
@@ -165,39 +167,56 @@ pub fn cluster_sequence(ctx: &Ctx, clusters: &[String]) -> Result<LazyFrame> {
     sequence(ctx, &SeqSpec { clusters, vcs: None, first_day: GRID_FIRST_DAY, end_day: GRID_END_DAY })
 }
 
-const SEQ_COLUMNS: [&str; 8] = [
-    "gpu_utilization",
-    "running_gpujob_num",
-    "running_gpu_num",
-    "running_gpu_multi",
-    "running_gpu_single",
-    "total_gpu_num",
-    "gpu_utilization_multi",
-    "gpu_utilization_single",
-];
+choice! {
+    /// A column of the sequence.
+    pub enum SeqColumn {
+        GpuUtilization = "gpu_utilization",
+        RunningGpujobNum = "running_gpujob_num",
+        RunningGpuNum = "running_gpu_num",
+        RunningGpuMulti = "running_gpu_multi",
+        RunningGpuSingle = "running_gpu_single",
+        TotalGpuNum = "total_gpu_num",
+        GpuUtilizationMulti = "gpu_utilization_multi",
+        GpuUtilizationSingle = "gpu_utilization_single",
+    }
+}
 
-pub const SEQUENCE: Analysis = Analysis {
-    id: "helios.sequence",
-    scope: Scope::Helios,
-    mirrors: "HeliosArtifact trace_parser.py parse_sequence (cluster_sequence.csv), input of SC'21 Fig 2a and Fig 3",
-    summary: "Per-minute running GPU jobs, allocated GPUs and allocation share of the day's GPUs, per cluster",
-    params: &[
-        CLUSTER_PARAM,
-        Param {
-            name: "column",
-            default: "gpu_utilization",
-            doc: "Which sequence column to emit as curves.",
-            choices: &SEQ_COLUMNS,
-        },
-    ],
-    run: run_sequence,
-};
+const SEQ_COLUMN: Param<SeqColumn> =
+    Param::choice("column", "gpu_utilization", "Which sequence column to emit as curves.");
 
-fn run_sequence(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let clusters = selected_clusters(ctx, args.str("cluster"))?;
-    let column = args.str("column");
+params! {
+    pub struct SequenceParams {
+        pub cluster: Clusters = CLUSTER,
+        pub column: SeqColumn = SEQ_COLUMN,
+    }
+}
+
+pub struct Sequence;
+
+impl Analyze for Sequence {
+    type Params = SequenceParams;
+    const ABOUT: About = About {
+        id: "helios.sequence",
+        scope: Scope::Helios,
+        mirrors:
+            "HeliosArtifact trace_parser.py parse_sequence (cluster_sequence.csv), input of SC'21 Fig 2a and Fig 3",
+        summary: "Per-minute running GPU jobs, allocated GPUs and allocation share of the day's GPUs, per cluster",
+        title: "Per-minute GPU allocation sequence",
+    };
+
+    fn definition(_: &SequenceParams) -> String {
+        SEQ_DEFINITION.into()
+    }
+
+    fn run(ctx: &Ctx, p: &SequenceParams, out: &mut Output) -> Result<()> {
+        run_sequence(ctx, p.cluster, p.column, out)
+    }
+}
+
+fn run_sequence(ctx: &Ctx, clusters: Clusters, column: SeqColumn, out: &mut Output) -> Result<()> {
+    let clusters = selected_clusters(ctx, clusters.one())?;
+    let column = column.name();
     let g0 = GRID_FIRST_DAY * 1440;
-    let mut out = Output::new("helios.sequence", "Per-minute GPU allocation sequence", SEQ_DEFINITION);
     let mut series = Vec::new();
     let mut heads = Vec::new();
     for c in &clusters {
@@ -217,91 +236,7 @@ fn run_sequence(ctx: &Ctx, args: &Args) -> Result<Output> {
     }
     out.curves("sequence", "minutes since 2020-04-01 00:00 Asia/Shanghai", column, series);
     out.headlines("summary", heads);
-    Ok(out)
+    Ok(())
 }
 
 const SEQ_DEFINITION: &str = "helios/jobs GPU jobs (gpus > 0, start and end recorded), times in Asia/Shanghai floored to the minute; a job runs at minute t iff floor(start) <= t <= floor(end) (inclusive, as parse_sequence). Grid 2020-04-01 00:00 .. 2020-09-28 23:59 local, restricted to days present in helios/vc_gpus. running_gpujob_num and running_gpu_num are sums over running jobs (sort-and-sweep: +gpus at floor(start), -gpus at floor(end)+1 min, cumulative sum); total_gpu_num = the day's sum over VCs of helios/vc_gpus; running_gpu_num is capped at total_gpu_num; gpu_utilization = round(running_gpu_num / total_gpu_num, 3) (half to even, numpy), i.e. GPU allocation, not hardware utilization; _multi (gpus > 1) and _single (gpus == 1) are not capped. Null where the day's total is 0. x = minutes since 2020-04-01 00:00 local.";
-
-/// Per cluster and 10-minute bin (`bin` = local seconds since the epoch /
-/// 600), counts of jobs, GPU jobs (gpus != 0) and summed GPUs by their
-/// submit, start or end time in [bin, bin + 10 min); only non-empty bins.
-pub fn throughput(ctx: &Ctx, clusters: &[String], kind: &str) -> Result<LazyFrame> {
-    let (b0, b1) = (GRID_FIRST_DAY * 144, GRID_END_DAY * 144);
-    let lf = jobs(ctx)?
-        .filter(any_of("cluster", clusters))
-        .select([
-            col("cluster"),
-            local_second(col(format!("{kind}_time"))).floor_div(lit(600i64)).alias("bin"),
-            col("gpus"),
-        ])
-        .filter(col("bin").gt_eq(lit(b0)).and(col("bin").lt(lit(b1))))
-        .group_by([col("cluster"), col("bin")])
-        .agg([
-            len().cast(DataType::Int64).alias(format!("{kind}_job_all")),
-            col("gpus").neq(lit(0)).cast(DataType::Int64).sum().alias(format!("{kind}_gpu_job")),
-            col("gpus").sum().cast(DataType::Int64).alias(format!("{kind}_gpu_num")),
-        ]);
-    Ok(lf)
-}
-
-const TP_COLUMNS: [&str; 9] = [
-    "submit_gpu_job",
-    "submit_job_all",
-    "submit_gpu_num",
-    "start_job_all",
-    "start_gpu_job",
-    "start_gpu_num",
-    "end_job_all",
-    "end_gpu_job",
-    "end_gpu_num",
-];
-
-pub const THROUGHPUT: Analysis = Analysis {
-    id: "helios.throughput",
-    scope: Scope::Helios,
-    mirrors: "HeliosArtifact trace_parser.py parse_throughput (cluster_throughput.csv), input of SC'21 Fig 2b",
-    summary: "Jobs, GPU jobs and GPUs submitted, started and ended per 10-minute bin, per cluster",
-    params: &[
-        CLUSTER_PARAM,
-        Param {
-            name: "column",
-            default: "submit_gpu_job",
-            doc: "Which throughput column to emit.",
-            choices: &TP_COLUMNS,
-        },
-    ],
-    run: run_throughput,
-};
-
-fn run_throughput(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let clusters = selected_clusters(ctx, args.str("cluster"))?;
-    let column = args.str("column");
-    let kind = column.split('_').next().unwrap_or("submit");
-    let df =
-        collect(throughput(ctx, &clusters, kind)?.select([col("cluster"), col("bin"), col(column)]), "throughput")?;
-    let (cs, bs, vs) = (strs(&df, "cluster")?, i64s(&df, "bin")?, i64s(&df, column)?);
-    let b0 = GRID_FIRST_DAY * 144;
-    let bins = ((GRID_END_DAY - GRID_FIRST_DAY) * 144) as usize;
-    let mut series = Vec::new();
-    let mut heads = Vec::new();
-    for c in &clusters {
-        // Every bin of the grid, zero where nothing happened.
-        let mut ys = vec![0i64; bins];
-        for i in (0..df.height()).filter(|&i| cs[i].as_deref() == Some(c.as_str())) {
-            ys[(bs[i].unwrap_or(b0) - b0) as usize] = vs[i].unwrap_or(0);
-        }
-        heads.push(Headline::new(
-            &format!("{c}.total"),
-            &format!("{c}: {column} over the grid"),
-            ys.iter().sum::<i64>() as f64,
-            "",
-        ));
-        series.push((c.clone(), ys.iter().enumerate().map(|(i, y)| ((i * 10) as f64, *y as f64)).collect()));
-    }
-    let mut out = Output::new("helios.throughput", "10-minute job throughput", TP_DEFINITION);
-    out.curves("throughput", "minutes since 2020-04-01 00:00 Asia/Shanghai (bin start)", column, series);
-    out.headlines("summary", heads);
-    Ok(out)
-}
-
-const TP_DEFINITION: &str = "helios/jobs, all jobs; times in Asia/Shanghai. 10-minute bins [t, t+10 min) from 2020-04-01 00:00 to 2020-09-28 23:50 local (26,064 bins, as parse_throughput). For each of submit/start/end time: *_job_all = jobs in the bin, *_gpu_job = jobs with gpus != 0, *_gpu_num = sum of gpus. Times are not floored. x = bin start in minutes since 2020-04-01 00:00 local.";

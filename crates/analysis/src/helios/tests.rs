@@ -3,11 +3,22 @@
 
 use polars::prelude::*;
 
-use super::sequence::{cluster_sequence, throughput};
-use super::users::{helios_lorenz, histogram10};
+use super::cluster_summary::ClusterSummary;
+use super::diurnal_submissions::DiurnalSubmissions;
+use super::duration_vs_philly::DurationVsPhilly;
+use super::final_status::FinalStatus;
+use super::gpu_time_by_status::GpuTimeByStatus;
+use super::job_size::JobSize;
+use super::sequence::{cluster_sequence, Sequence};
+use super::throughput::throughput;
+use super::user_completion::{histogram10, UserCompletion};
+use super::user_queue::UserQueue;
+use super::user_time::UserTime;
+use super::users::helios_lorenz;
+use super::vc_utilization::{box_stats, VcUtilization};
 use crate::frame::{f64s, i64s};
-use crate::testkit::{store, TinyStore};
-use crate::{find, Body, Cell, Output};
+use crate::output::{Body, Cell, Output, ResultTable};
+use crate::testkit::{self, store};
 use tracelab_schema::{helios, philly};
 
 /// 2020-04-01 00:00 Asia/Shanghai = 2020-03-31 16:00 UTC, in epoch seconds:
@@ -20,11 +31,6 @@ fn vc_gpus(days: &[i32], vcs: &[&str], gpus: &[i64]) -> DataFrame {
     df!("cluster" => vec!["Venus"; n], "date" => days.to_vec(), "vc" => vcs.to_vec(), "gpus" => gpus.to_vec()).unwrap()
 }
 
-fn run(tiny: &TinyStore, id: &str, params: &[(&str, &str)]) -> Output {
-    let p: Vec<(String, String)> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    find(id).unwrap().run(&tiny.ctx, &p).unwrap()
-}
-
 fn curve<'a>(out: &'a Output, part: &str, label: &str) -> &'a [(f64, f64)] {
     match &out.part(part).unwrap().body {
         Body::Curves { series, .. } => &series.iter().find(|s| s.0 == label).unwrap().1,
@@ -32,7 +38,7 @@ fn curve<'a>(out: &'a Output, part: &str, label: &str) -> &'a [(f64, f64)] {
     }
 }
 
-fn table<'a>(out: &'a Output, part: &str) -> &'a crate::ResultTable {
+fn table<'a>(out: &'a Output, part: &str) -> &'a ResultTable {
     match &out.part(part).unwrap().body {
         Body::Table(t) => t,
         _ => panic!("{part} is not a table"),
@@ -72,7 +78,7 @@ fn sequence_analysis_emits_one_point_per_grid_minute_with_capacity() {
     // over local minutes 0..=59 of day 0: mean = 60 * round(1/3, 3) / 2880.
     let jobs = df!("cluster" => ["Venus"], "job_id" => [1i64], "gpus" => [1i64], "start_time" => [T0], "end_time" => [T0 + 59 * 60], "submit_time" => [T0]).unwrap();
     let tiny = store(vec![(&helios::JOBS, jobs), (&helios::VC_GPUS, vc_gpus(&[DAY0, DAY0 + 1], &["a", "a"], &[3, 3]))]);
-    let out = run(&tiny, "helios.sequence", &[]);
+    let out = testkit::run(&Sequence, &tiny, &[]);
     let pts = curve(&out, "sequence", "Venus");
     assert_eq!(pts.len(), 2880);
     assert_eq!(pts[59], (59.0, 0.333));
@@ -102,7 +108,7 @@ fn throughput_bins_are_half_open_ten_minutes_local() {
     assert_eq!(i64s(&df, "submit_gpu_job").unwrap(), [Some(1), Some(2)]);
     assert_eq!(i64s(&df, "submit_gpu_num").unwrap(), [Some(2), Some(5)]);
     // Diurnal: hour 0 has 3 GPU jobs over the 181 grid days.
-    let out = run(&tiny, "helios.diurnal-submissions", &[]);
+    let out = testkit::run(&DiurnalSubmissions, &tiny, &[]);
     assert_eq!(curve(&out, "by-hour", "Venus")[0], (0.0, 3.0 / 181.0));
     assert_eq!(curve(&out, "by-hour", "Venus")[1], (1.0, 0.0));
 }
@@ -122,7 +128,7 @@ fn cluster_summary_follows_the_published_definitions() {
     // Daily totals 15 and 16 -> mean 15.5 -> gpu_num 15.
     let gpus = vc_gpus(&[DAY0, DAY0, DAY0 + 1, DAY0 + 1], &["a", "b", "a", "b"], &[10, 5, 10, 6]);
     let tiny = store(vec![(&helios::JOBS, jobs), (&helios::VC_GPUS, gpus)]);
-    let out = run(&tiny, "helios.cluster-summary", &[]);
+    let out = testkit::run(&ClusterSummary, &tiny, &[]);
     let t = table(&out, "summary");
     let published_header = PUBLISHED_HEADER.split(',').collect::<Vec<_>>();
     assert_eq!(t.columns, published_header);
@@ -182,7 +188,7 @@ fn duration_cdf_on_the_pow2_grid_and_gpu_time_by_status_with_philly() {
     // Philly: Pass 2 GPUs * 10 s, Killed 1 * 30, Failed 5 * 10, a 0-GPU job ignored.
     let pj = df!("job_id" => ["a", "b", "c", "d"], "gpus" => [2i64, 1, 5, 0], "status" => ["Pass", "Killed", "Failed", "Pass"], "run_s" => [10.0, 30.0, 10.0, 99.0]).unwrap();
     let tiny = store(vec![(&helios::JOBS, jobs), (&philly::JOBS, pj)]);
-    let out = run(&tiny, "helios.duration-vs-philly", &[]);
+    let out = testkit::run(&DurationVsPhilly, &tiny, &[]);
     let h = curve(&out, "cdf", "Helios");
     assert_eq!(h.len(), 22);
     assert_eq!([h[0].1, h[1].1, h[2].1, h[9].1, h[10].1], [25.0, 25.0, 75.0, 75.0, 100.0]);
@@ -192,7 +198,7 @@ fn duration_cdf_on_the_pow2_grid_and_gpu_time_by_status_with_philly() {
     assert!((p[4].1 - 200.0 / 3.0).abs() < 1e-12);
     // GPU time: Helios completed 1*1 + 4*1000 = 4001, cancelled 6, failed 3
     // (the CPU job has 0 GPUs): 4010 in all. Philly 20 / 30 / 50 of 100.
-    let out = run(&tiny, "helios.gpu-time-by-status", &[]);
+    let out = testkit::run(&GpuTimeByStatus, &tiny, &[]);
     let v = |k: &str| out.all_headlines().find(|h| h.key == k).unwrap().value;
     assert!((v("helios.completed") - 100.0 * 4001.0 / 4010.0).abs() < 1e-9);
     assert!((v("helios.failed") - 100.0 * 3.0 / 4010.0).abs() < 1e-9);
@@ -208,7 +214,7 @@ fn job_size_points_and_status_by_size() {
     )
     .unwrap();
     let tiny = store(vec![(&helios::JOBS, jobs)]);
-    let out = run(&tiny, "helios.job-size", &[]);
+    let out = testkit::run(&JobSize, &tiny, &[]);
     let j = curve(&out, "jobs", "Venus");
     // points 1,2,4,8,...,64,80: 25, 50, 50, 75 ... 75, 100 (80 = <= 2048)
     assert_eq!([j[0].1, j[1].1, j[2].1, j[3].1, j[11].1, j[12].1], [25.0, 50.0, 50.0, 75.0, 75.0, 100.0]);
@@ -216,7 +222,7 @@ fn job_size_points_and_status_by_size() {
     assert_eq!([g[0].1, g[1].1, g[3].1, g[12].1], [1000.0 / 198.0, 3000.0 / 198.0, 7000.0 / 198.0, 100.0]);
     // By size: 1 GPU completed 100 %; 2 cancelled 100 %; 8 failed (TIMEOUT)
     // 100 %; 4 has no job; >= 64 completed.
-    let out = run(&tiny, "helios.final-status", &[]);
+    let out = testkit::run(&FinalStatus, &tiny, &[]);
     let t = table(&out, "by-size");
     assert_eq!(t.rows[0][2..], [Cell::Float(100.0), Cell::Float(0.0), Cell::Float(0.0)]);
     assert_eq!(t.rows[1][2..], [Cell::Float(0.0), Cell::Float(100.0), Cell::Float(0.0)]);
@@ -251,18 +257,18 @@ fn user_analyses_aggregate_per_user() {
     )
     .unwrap();
     let tiny = store(vec![(&helios::JOBS, jobs)]);
-    let out = run(&tiny, "helios.user-time", &[]);
+    let out = testkit::run(&UserTime, &tiny, &[]);
     // GPU time 200, 50, 0 of 250: 80, 100, 100 at x 0, 50, 100.
     assert_eq!(curve(&out, "gpu-time", "Venus"), [(0.0, 80.0), (50.0, 100.0), (100.0, 100.0)]);
     // CPU-only time: u3 60, u2 40, u1 0 of 100.
     assert_eq!(curve(&out, "cpu-time", "Venus"), [(0.0, 60.0), (50.0, 100.0), (100.0, 100.0)]);
-    let out = run(&tiny, "helios.user-queue", &[]);
+    let out = testkit::run(&UserQueue, &tiny, &[]);
     assert_eq!(curve(&out, "gpu-queue", "Venus"), [(0.0, 75.0), (50.0, 100.0), (100.0, 100.0)]);
     // Completion: u1 100 %, u2 0 %, u3 (CPU only) 0 %: 2 users in bin 0, 1 in bin 9.
-    let out = run(&tiny, "helios.user-completion", &[]);
+    let out = testkit::run(&UserCompletion, &tiny, &[]);
     let t = table(&out, "histogram");
     assert_eq!((t.rows[0][2].clone(), t.rows[9][2].clone()), (Cell::Int(2), Cell::Int(1)));
-    let out = run(&tiny, "helios.user-completion", &[("include-cpu-only-users", "false")]);
+    let out = testkit::run(&UserCompletion, &tiny, &[("include-cpu-only-users", "false")]);
     let t = table(&out, "histogram");
     assert_eq!((t.rows[0][2].clone(), t.rows[9][2].clone()), (Cell::Int(1), Cell::Int(1)));
 }
@@ -287,7 +293,7 @@ fn vc_utilization_ranks_ties_in_file_order_and_boxes_the_minutes() {
     )
     .unwrap();
     let tiny = store(vec![(&helios::JOBS, jobs), (&helios::VC_GPUS, gpus)]);
-    let out = run(&tiny, "helios.vc-utilization", &[("top", "2")]);
+    let out = testkit::run(&VcUtilization, &tiny, &[("top", "2")]);
     let t = table(&out, "box");
     assert_eq!(t.column("vc").unwrap(), [&Cell::from("vcb"), &Cell::from("vca")]);
     assert_eq!(t.rows[0][2], Cell::Int(1440));
@@ -303,7 +309,7 @@ fn box_stats_use_linear_quartiles_and_1_5_iqr_whiskers() {
     // 0, 50, 50, 100, 100, 1000: Q1 (h=1.25) 50, median 75, Q3 (h=3.75) 100;
     // IQR 50 -> limits -25 and 175: whiskers 0 and 100; mean 1300/6.
     let d = tracelab_stats::Dist::from_samples(vec![0.0, 50.0, 50.0, 100.0, 100.0, 1000.0]);
-    let b = super::vc::box_stats(&d);
+    let b = box_stats(&d);
     assert_eq!(b[..5], [50.0, 75.0, 100.0, 0.0, 100.0]);
     assert!((b[5] - 1300.0 / 6.0).abs() < 1e-12);
 }

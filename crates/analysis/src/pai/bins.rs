@@ -11,6 +11,11 @@
 
 use polars::prelude::*;
 
+use crate::params::{Param, Seconds};
+
+/// The time bin of the per-time reconstructions (Fig 7, Fig 9).
+pub const BIN: Param<Seconds> = Param::duration("bin", "5m", "time bin (sampling interval), e.g. 5m, 1h");
+
 /// The first bin a row covers.
 pub fn first_bin(start: Expr, bin_s: i64) -> Expr {
     start.cast(DataType::Int64).floor_div(lit(bin_s * 1_000_000))

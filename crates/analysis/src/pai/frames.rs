@@ -1,45 +1,21 @@
-//! The owners' derived frames (`analysis/utils.py`;
-//! `docs/definitions.md#pai-vocabulary-and-the-owners-frames`). Every
-//! PAI notebook figure reads one of these, so they are defined once here,
-//! exactly as upstream builds them:
-//!
-//! - [`tasks`] = `dfa`: one row per task that has a job and instance rows,
-//!   with the instance aggregates (`*_i`), the job's columns (`*_j`), the
-//!   notebook's queueing delay `wait_s` (task start -> earliest instance
-//!   start) and the README's (`job_wait_s`: job start -> earliest task start
-//!   of the job), and the group tag (group := user when untagged).
-//! - [`instances`] = `dfw`: one row per worker (`dfiw`: sorted by status,
-//!   start, end; the last row per `worker_name` kept; rows without a worker
-//!   dropped) with its task's per-instance plans and the group tag.
-//! - [`instances_with_sensor`] = `dfws`: `dfw` with machine capacities and
-//!   its sensor row.
-//! - [`task_usage`] = `dfas`: per task, sums over instances that have sensor
-//!   rows of requests, usages and machine capacities (Fig 6 uses task totals).
-//! - [`workers`] = `dfiw` itself, and [`sensor_times`]: the sensor rows with
-//!   their worker's `dfiw` times (tracelab's, for the Fig 7 reconstruction).
+//! The owners' derived frames as analyses read them: `dfa` ([`tasks`]),
+//! `dfw` ([`instances`]), `dfws` ([`instances_with_sensor`]), `dfas`
+//! ([`task_usage`]) and the sensor rows with their worker's times
+//! ([`sensor_times`]); what each holds is defined in [`super::plans`]
+//! (`docs/definitions.md#pai-vocabulary-and-the-owners-frames`).
 //!
 //! An analysis asks for the columns it needs and gets them in memory, once:
 //! from the store's derived-frame cache ([`super::derived`]: built once per
-//! store content), or, when the cache cannot be used, by collecting the
-//! lazy plan defined here (the definition; the cache is tested against it).
-//! Every join keeps the left side's row order (and the right side's among
-//! one left row's matches), so the frames are deterministic: `dfa` and
-//! `dfas` in task-table order; `dfiw`, `dfw` and `dfws` in instance-table
-//! order for the workers that occur once, then the deduplicated repeated
-//! workers; `sensor_times` in sensor-table order.
-//!
-//! Store conventions that differ from the raw files: a raw time of 0 is null
-//! here, so the notebook's `end_time == 0` tasks (a negative completion time
-//! upstream, `0 - start`) have a null completion time instead.
+//! store content), or, when the cache cannot be used (no manifest, a store
+//! that cannot be written), by collecting the lazy plan.
 
 use polars::prelude::*;
 
-use super::derived::{self, Frame};
-use tracelab_schema::error::{Error, Result};
-use tracelab_schema::pai::{GROUP_TAG, INSTANCE, JOB, MACHINE_SPEC, SENSOR, TASK};
-use tracelab_store::Store;
-
-use super::super::frame::{collect, seconds_between};
+use super::derived;
+use super::plans::{self, Frame};
+use crate::frame::collect;
+use crate::Ctx;
+use tracelab_schema::error::Result;
 
 /// `dfa`: tasks with job, instance aggregates, waits and tags; the
 /// columns `cols` of it.
@@ -50,42 +26,36 @@ use super::super::frame::{collect, seconds_between};
 /// notebook's "completion time"), status_i (lexicographic max), start_time_i,
 /// end_time_i, runtime_i_s (MEAN instance runtime), wait_s, job_wait_s,
 /// gpu_type_spec, group, workload.
-pub fn tasks(store: &Store, cols: &[&str]) -> Result<LazyFrame> {
-    frame(store, Frame::Tasks, cols)
-}
-
-/// `dfiw`: one row per worker, as `get_dfiw` keeps it (the instance
-/// table's columns).
-pub fn workers(store: &Store, cols: &[&str]) -> Result<LazyFrame> {
-    frame(store, Frame::Workers, cols)
+pub fn tasks(ctx: &Ctx, cols: &[&str]) -> Result<LazyFrame> {
+    frame(ctx, Frame::Tasks, cols)
 }
 
 /// `dfw`: workers with their task's plans (per instance), the group tag and
 /// the tag table's user. Task columns that clash with instance columns get
 /// the `_t` suffix.
-pub fn instances(store: &Store, cols: &[&str]) -> Result<LazyFrame> {
-    frame(store, Frame::Instances, cols)
+pub fn instances(ctx: &Ctx, cols: &[&str]) -> Result<LazyFrame> {
+    frame(ctx, Frame::Instances, cols)
 }
 
 /// `dfws`: `dfw` with machine capacities (left join) and sensor rows
 /// (inner join on `worker_name`).
-pub fn instances_with_sensor(store: &Store, cols: &[&str]) -> Result<LazyFrame> {
-    frame(store, Frame::InstancesWithSensor, cols)
+pub fn instances_with_sensor(ctx: &Ctx, cols: &[&str]) -> Result<LazyFrame> {
+    frame(ctx, Frame::InstancesWithSensor, cols)
 }
 
 /// `dfas` merged into `dfa`: per task, the sums over its instances with
 /// sensor rows (pandas `sum` skips NaN; an all-NaN group sums to 0), joined
 /// (inner) to the task frame whose own per-instance plans are dropped.
-pub fn task_usage(store: &Store, cols: &[&str]) -> Result<LazyFrame> {
-    frame(store, Frame::TaskUsage, cols)
+pub fn task_usage(ctx: &Ctx, cols: &[&str]) -> Result<LazyFrame> {
+    frame(ctx, Frame::TaskUsage, cols)
 }
 
 /// `pai/sensor` rows with their worker's instance times: the sensor's
 /// columns plus `start_time` and `end_time` of the worker's `dfiw` row
 /// (inner join on `worker_name`); the time of a sensor row for the per-time
 /// reconstruction of Fig 7.
-pub fn sensor_times(store: &Store, cols: &[&str]) -> Result<LazyFrame> {
-    frame(store, Frame::SensorTimes, cols)
+pub fn sensor_times(ctx: &Ctx, cols: &[&str]) -> Result<LazyFrame> {
+    frame(ctx, Frame::SensorTimes, cols)
 }
 
 /// The columns `cols` of `frame`, in memory: gathered from the
@@ -93,203 +63,62 @@ pub fn sensor_times(store: &Store, cols: &[&str]) -> Result<LazyFrame> {
 /// cache is unavailable. Either way the frame is evaluated once per call, so
 /// an analysis asks once for the columns it needs and derives everything
 /// from the result.
-fn frame(store: &Store, frame: Frame, cols: &[&str]) -> Result<LazyFrame> {
-    if let Some(df) = derived::select(store, frame, cols)? {
+fn frame(ctx: &Ctx, frame: Frame, cols: &[&str]) -> Result<LazyFrame> {
+    if let Some(df) = derived::select(&ctx.store, frame, cols)? {
         return Ok(df.lazy());
     }
     let projection: Vec<Expr> = cols.iter().map(|c| col(*c)).collect();
-    Ok(collect(plan(store, frame)?.select(projection), frame.name())?.lazy())
+    Ok(collect(plans::plan(&ctx.store, frame)?.select(projection), frame.name())?.lazy())
 }
 
-/// The lazy plan of `frame` over the store's canonical tables.
-pub(super) fn plan(store: &Store, frame: Frame) -> Result<LazyFrame> {
-    match frame {
-        Frame::Tasks => tasks_plan(store),
-        Frame::Workers => workers_plan(store),
-        Frame::Instances => Ok(dfw_of(workers_plan(store)?, task_plans(store)?, tags(store, true)?)),
-        Frame::InstancesWithSensor => Ok(dfws_of(plan(store, Frame::Instances)?, capacities(store)?, sensor(store)?)),
-        Frame::TaskUsage => Ok(dfas_of(plan(store, Frame::InstancesWithSensor)?, tasks_plan(store)?)),
-        Frame::SensorTimes => {
-            let times = workers_plan(store)?.select([col("worker_name"), col("start_time"), col("end_time")]);
-            Ok(join_on(store.scan(&SENSOR)?, times, &["worker_name"], JoinType::Inner))
+#[cfg(test)]
+mod tests {
+    use polars::df;
+
+    use super::*;
+    use crate::frame::{f64s, strs};
+    use crate::testkit;
+    use tracelab_schema::pai::{GROUP_TAG, INSTANCE, JOB, MACHINE_SPEC, SENSOR, TASK};
+    use tracelab_store::manifest::MANIFEST;
+
+    /// Job a with tasks t1 (start 5 s; instances start at 10 and 15 s) and
+    /// t2 (no instance rows): `dfa` is t1 alone, waiting 10 - 5 = 5 s.
+    fn tiny(manifest: bool) -> testkit::TinyStore {
+        let t = testkit::store(vec![
+            (&JOB, df!("job_name" => ["a"], "inst_id" => ["i"], "user" => ["u"], "start_time" => [1i64]).unwrap()),
+            (&TASK, df!("job_name" => ["a", "a"], "task_name" => ["t1", "t2"], "start_time" => [5i64, 8]).unwrap()),
+            (
+                &INSTANCE,
+                df!("job_name" => ["a", "a"], "task_name" => ["t1", "t1"], "worker_name" => ["w1", "w2"],
+                    "start_time" => [10i64, 15])
+                .unwrap(),
+            ),
+            (&GROUP_TAG, df!("inst_id" => ["i"], "user" => ["u"]).unwrap()),
+            (&SENSOR, DataFrame::empty()),
+            (&MACHINE_SPEC, DataFrame::empty()),
+        ]);
+        if manifest {
+            std::fs::write(t.ctx.store.root().join("pai").join(MANIFEST), "{}\n").unwrap();
         }
+        t
     }
-}
 
-/// Join arguments that keep the left frame's row order, and the right
-/// frame's among the matches of one left row (determinism).
-fn keep_order(how: JoinType) -> JoinArgs {
-    let mut args = JoinArgs::new(how);
-    args.maintain_order = MaintainOrderJoin::LeftRight;
-    args
-}
-
-pub(super) fn join_on(left: LazyFrame, right: LazyFrame, keys: &[&str], how: JoinType) -> LazyFrame {
-    let k: Vec<Expr> = keys.iter().map(|c| col(*c)).collect();
-    left.join(right, k.clone(), k, keep_order(how))
-}
-
-fn tasks_plan(store: &Store) -> Result<LazyFrame> {
-    let jobs = store.scan(&JOB)?.select([
-        col("job_name"),
-        col("inst_id"),
-        col("user"),
-        col("status").alias("status_j"),
-        col("start_time").alias("start_time_j"),
-        col("end_time").alias("end_time_j"),
-    ]);
-    let inst = store.scan(&INSTANCE)?.group_by([col("job_name"), col("task_name")]).agg([
-        col("status").max().alias("status_i"),
-        col("start_time").min().alias("start_time_i"),
-        col("end_time").max().alias("end_time_i"),
-        col("run_s").mean().alias("runtime_i_s"),
-    ]);
-    // README: "the gap between job.start_time and the earliest
-    // task.start_time in the job implies its wait time" (over all the job's
-    // tasks, with or without instance rows).
-    let first_task =
-        store.scan(&TASK)?.group_by([col("job_name")]).agg([col("start_time").min().alias("first_task_start")]);
-    let dfa = join_on(store.scan(&TASK)?, jobs, &["job_name"], JoinType::Inner)
-        .with_column(seconds_between(col("end_time"), col("start_time")).alias("runtime_s"));
-    let dfa = join_on(dfa, inst, &["job_name", "task_name"], JoinType::Inner);
-    let dfa = join_on(dfa, first_task, &["job_name"], JoinType::Left)
-        .with_columns([
-            seconds_between(col("start_time_i"), col("start_time")).alias("wait_s"),
-            seconds_between(col("first_task_start"), col("start_time_j")).alias("job_wait_s"),
-        ])
-        .drop(cols(["first_task_start"]));
-    Ok(with_group_tag(dfa, tags(store, false)?))
-}
-
-/// The group tag table: `dfw` takes the user from it, `dfa` from the job
-/// table.
-fn tags(store: &Store, with_user: bool) -> Result<LazyFrame> {
-    let mut keep = vec![col("inst_id"), col("gpu_type_spec"), col("group"), col("workload")];
-    if with_user {
-        keep.push(col("user"));
+    fn waits(ctx: &Ctx) -> (Vec<Option<String>>, Vec<Option<f64>>) {
+        let df = collect(tasks(ctx, &["task_name", "wait_s"]).unwrap(), "dfa").unwrap();
+        (strs(&df, "task_name").unwrap(), f64s(&df, "wait_s").unwrap())
     }
-    Ok(store.scan(&GROUP_TAG)?.select(keep))
-}
 
-/// Left-joins the group tag on `inst_id` and fills `group` with the user
-/// where it is missing (utils.py: `group = user` wherever group is null).
-fn with_group_tag(lf: LazyFrame, tags: LazyFrame) -> LazyFrame {
-    join_on(lf, tags, &["inst_id"], JoinType::Left).with_column(coalesce(&[col("group"), col("user")]).alias("group"))
-}
-
-/// Instance rows with a worker.
-pub(super) fn named_instances(instances: LazyFrame) -> LazyFrame {
-    instances.filter(col("worker_name").is_not_null())
-}
-
-/// The worker names that occur on more than one instance row.
-pub(super) fn repeated_workers(named: LazyFrame) -> LazyFrame {
-    named
-        .group_by([col("worker_name")])
-        .agg([len().alias("rows")])
-        .filter(col("rows").gt(lit(1)))
-        .select([col("worker_name")])
-}
-
-/// The rows of workers that occur once (`repeated` from
-/// [`repeated_workers`]), in the input's order.
-fn single_workers(named: LazyFrame, repeated: LazyFrame) -> LazyFrame {
-    join_on(named, repeated, &["worker_name"], JoinType::Anti)
-}
-
-/// The rows of repeated workers, in the input's order.
-fn kept_repeats(named: LazyFrame, repeated: LazyFrame) -> LazyFrame {
-    join_on(named, repeated, &["worker_name"], JoinType::Semi)
-}
-
-/// `get_dfiw` on the rows of repeated workers: sorted by status, start, end
-/// (stable, nulls last as pandas), the last row per `worker_name` kept. Only
-/// these rows need the sort: a worker that occurs once is kept whatever the
-/// order.
-pub(super) fn deduplicate(repeats: LazyFrame) -> LazyFrame {
-    let sort = SortMultipleOptions::default().with_nulls_last(true).with_maintain_order(true);
-    repeats
-        .sort(["status", "start_time", "end_time"], sort)
-        .unique_stable(Some(cols(["worker_name"])), UniqueKeepStrategy::Last)
-}
-
-/// `dfiw` as a lazy plan: the single workers, then the deduplicated ones.
-fn workers_plan(store: &Store) -> Result<LazyFrame> {
-    let named = named_instances(store.scan(&INSTANCE)?);
-    let repeated = repeated_workers(named.clone());
-    let (single, repeats) = (single_workers(named.clone(), repeated.clone()), kept_repeats(named, repeated));
-    concat([single, deduplicate(repeats)], UnionArgs::default()).map_err(|e| Error::polars("dfiw", e))
-}
-
-/// The task columns `dfw` takes (per-instance plans).
-fn task_plans(store: &Store) -> Result<LazyFrame> {
-    Ok(store.scan(&TASK)?.select([
-        col("job_name"),
-        col("task_name"),
-        col("inst_num"),
-        col("status").alias("status_t"),
-        col("start_time").alias("start_time_t"),
-        col("end_time").alias("end_time_t"),
-        col("plan_cpu_pct"),
-        col("plan_mem_gib"),
-        col("plan_gpu_pct"),
-        col("gpu_type"),
-    ]))
-}
-
-/// `dfw` from `dfiw` rows (all or a chunk), the task plans and the tags.
-fn dfw_of(workers: LazyFrame, task_plans: LazyFrame, tags: LazyFrame) -> LazyFrame {
-    with_group_tag(join_on(workers, task_plans, &["job_name", "task_name"], JoinType::Left), tags)
-}
-
-/// The machine capacities `dfws` takes.
-fn capacities(store: &Store) -> Result<LazyFrame> {
-    Ok(store.scan(&MACHINE_SPEC)?.select([col("machine"), col("cap_cpu"), col("cap_mem_gib"), col("cap_gpu")]))
-}
-
-/// The sensor columns `dfws` takes (`dfs` without job, task, inst_id and
-/// machine).
-fn sensor(store: &Store) -> Result<LazyFrame> {
-    Ok(store.scan(&SENSOR)?.select([
-        col("worker_name"),
-        col("gpu_name"),
-        col("cpu_usage_pct"),
-        col("gpu_wrk_util_pct"),
-        col("avg_mem_gib"),
-        col("max_mem_gib"),
-        col("avg_gpu_wrk_mem_gib"),
-        col("max_gpu_wrk_mem_gib"),
-        col("read_bytes"),
-        col("write_bytes"),
-    ]))
-}
-
-/// `dfws` from `dfw` rows (all or a chunk), capacities and sensor rows.
-fn dfws_of(dfw: LazyFrame, capacities: LazyFrame, sensor: LazyFrame) -> LazyFrame {
-    join_on(join_on(dfw, capacities, &["machine"], JoinType::Left), sensor, &["worker_name"], JoinType::Inner)
-}
-
-/// Columns summed per task in `dfas`.
-pub const USAGE_SUMS: [&str; 10] = [
-    "cpu_usage_pct",
-    "gpu_wrk_util_pct",
-    "avg_mem_gib",
-    "avg_gpu_wrk_mem_gib",
-    "plan_cpu_pct",
-    "plan_gpu_pct",
-    "plan_mem_gib",
-    "cap_cpu",
-    "cap_gpu",
-    "cap_mem_gib",
-];
-
-/// `dfas` merged into `dfa`, from `dfws` and `dfa`.
-fn dfas_of(dfws: LazyFrame, dfa: LazyFrame) -> LazyFrame {
-    let sums: Vec<Expr> =
-        USAGE_SUMS.iter().map(|c| col(*c).cast(DataType::Float64).fill_null(lit(0.0)).sum()).collect();
-    let mut keep = vec![col("job_name"), col("task_name")];
-    keep.extend(USAGE_SUMS.iter().map(|c| col(*c)));
-    let dfas = dfws.select(keep).group_by([col("job_name"), col("task_name")]).agg(sums);
-    let dfa = dfa.drop(cols(["plan_cpu_pct", "plan_mem_gib", "plan_gpu_pct"]));
-    join_on(dfa, dfas, &["job_name", "task_name"], JoinType::Inner)
+    #[test]
+    fn the_frames_are_the_same_from_the_plans_and_from_the_cache() {
+        let want = (vec![Some("t1".to_string())], vec![Some(5.0)]);
+        let bare = tiny(false);
+        assert_eq!(waits(&bare.ctx), want, "no manifest: the plan");
+        assert!(!derived::dir(&bare.ctx.store).exists());
+        let cached = tiny(true);
+        assert_eq!(waits(&cached.ctx), want, "the cache");
+        assert!(derived::dir(&cached.ctx.store).join("dfa.parquet").is_file());
+        let unwritable = tiny(true);
+        std::fs::write(derived::dir(&unwritable.ctx.store), "not a folder").unwrap();
+        assert_eq!(waits(&unwritable.ctx), want, "a cache that cannot be written: the plan");
+    }
 }

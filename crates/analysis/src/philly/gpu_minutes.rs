@@ -33,6 +33,22 @@ const MINUTE_US: i64 = 60_000_000;
 const WINDOW_MIN: i64 = 2 * 1440;
 const GPU_COLUMNS: usize = 8;
 
+/// How a GPU-minute sample arises, as the P4/P5 definitions state it.
+pub const SAMPLE_RULE: &str =
+    "For every attempt with a start and an end (philly/attempts), minute m runs from the start \
+     floored to the minute while m < end; at each m, every GPU the attempt holds (philly/placements: machine, GPU \
+     index) gives one sample, the gpu<i>_util_pct of that machine's philly/gpu_util row at m, when the row exists \
+     and the value is not NA. One sample = one GPU-minute; every attempt counts, with the job's FIRST-attempt GPU \
+     count and final status. Times are UTC on both sides, so an attempt spanning the 2017-11-05 fall-back counts \
+     both 01:00 hours, each with its own utilization row; the notebook steps naive wall-clock minutes and matches \
+     them to utilization times with PDT/PST cut off, so it visits the repeated hour once (60 GPU-minutes fewer per \
+     GPU) and reads the later of its two rows there. No clock parameter: one hour of the trace.";
+
+/// The series label of a job size.
+pub fn size_label(g: i64) -> String {
+    format!("{g} GPU")
+}
+
 /// Which attempts contribute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Filter {

@@ -23,8 +23,10 @@ use std::collections::BTreeMap;
 use polars::prelude::*;
 
 use super::{time_span, time_window};
+use crate::declare::{About, Analyze, Scope};
 use crate::frame::{collect, for_each_collected, i64s, strs};
-use crate::{Args, Cell, Ctx, Output, ResultTable};
+use crate::output::{Cell, Output, ResultTable};
+use crate::Ctx;
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::philly::{CPU_UTIL, GPU_UTIL, MACHINES, MEM_UTIL, PLACEMENTS};
 use tracelab_schema::Table;
@@ -236,13 +238,19 @@ fn dists(acc: PerTime) -> Vec<(String, Dist)> {
     acc.into_iter().map(|((c, stat), v)| (format!("{c}-GPU {stat}"), Dist::from_samples(v))).collect()
 }
 
-pub fn machine_util(ctx: &Ctx, _: &Args) -> Result<Output> {
-    let wins = windows(ctx)?;
-    let (machines, gpu_rows) = gpu_pass(ctx, &wins)?;
-    let classes = machines.classes();
-    let mut out = Output::new(
-        "philly.machine-util",
-        "Machine utilization over time by machine class (PAI Fig 7 method on Philly)",
+pub struct MachineUtil;
+
+impl Analyze for MachineUtil {
+    type Params = ();
+    const ABOUT: About = About {
+        id: "philly.machine-util",
+        scope: Scope::Philly,
+        mirrors: "tracelab (the PAI NSDI'22 Fig 7 method applied to Philly; upstream issue #8)",
+        summary: "Per-minute P50/P90 across 2-GPU and 8-GPU machines of GPU, CPU, memory util; CDF over minutes",
+        title: "Machine utilization over time by machine class (PAI Fig 7 method on Philly)",
+    };
+
+    fn definition(_: &()) -> String {
         "tracelab's own reconstruction (the PAI NSDI'22 Fig 7 method; the Philly notebook has no such figure). Per \
          minute and machine: GPU = mean of the machine's non-null gpu<i>_util_pct columns in philly/gpu_util; CPU = \
          philly/cpu_util.cpu_util_pct; memory = 100 * (mem_total - mem_free) / mem_total (philly/mem_util, total != 0). \
@@ -250,8 +258,19 @@ pub fn machine_util(ctx: &Ctx, _: &Args) -> Result<Output> {
          machines never reporting a GPU, or absent from gpu_util, are excluded), NOT the published machine list \
          (upstream issue #8; table `list-disagrees` lists the machines where they differ). Per minute (UTC) and \
          class: P50 and P90 across machines (linear interpolation, numpy default); parts gpu, cpu, mem give the \
-         distribution of those per-minute values over minutes. Utilization in %.",
-    );
+         distribution of those per-minute values over minutes. Utilization in %."
+            .into()
+    }
+
+    fn run(ctx: &Ctx, _: &(), out: &mut Output) -> Result<()> {
+        machine_util(ctx, out)
+    }
+}
+
+fn machine_util(ctx: &Ctx, out: &mut Output) -> Result<()> {
+    let wins = windows(ctx)?;
+    let (machines, gpu_rows) = gpu_pass(ctx, &wins)?;
+    let classes = machines.classes();
     for metric in METRICS {
         let acc = match metric {
             "gpu" => {
@@ -272,7 +291,7 @@ pub fn machine_util(ctx: &Ctx, _: &Args) -> Result<Output> {
     let (counts, disagree) = list_tables(ctx, &machines.by_name())?;
     out.table("classes", counts);
     out.table("list-disagrees", disagree);
-    Ok(out)
+    Ok(())
 }
 /// Machines per class (utilization file vs machine list) and the machines
 /// where they disagree, with the GPUs jobs were placed on there.
@@ -365,8 +384,7 @@ mod tests {
             (&MACHINES, list),
             (&PLACEMENTS, df!("job_id" => ["j"], "attempt" => [0i64], "machine" => ["m1"], "gpu" => [1i64]).unwrap()),
         ]);
-        let out = machine_util(&tiny.ctx, &Args::validate(crate::find("philly.machine-util").unwrap(), &[]).unwrap())
-            .unwrap();
+        let out = testkit::run(&MachineUtil, &tiny, &[]);
         let q = |part: &str, label: &str, p: f64| match &out.part(part).unwrap().body {
             Body::Dists { series, .. } => series.iter().find(|s| s.0 == label).unwrap().1.quantile(p),
             _ => unreachable!(),

@@ -1,5 +1,5 @@
 //! Builds the row maps of every derived frame, with the same joins as the
-//! lazy plans ([`super::super::frames`]) but on row numbers:
+//! lazy plans ([`super::super::plans`]) but on row numbers:
 //!
 //! 1. Lookups: per joined table (task, group tag, machine spec, sensor) the
 //!    distinct join keys, each with an id (the first row holding it), and
@@ -20,7 +20,7 @@ use polars::polars_utils::aliases::{PlSeedableRandomStateQuality, SeedableFromU6
 use polars::prelude::*;
 
 use super::super::super::frame::{collect, seconds_between};
-use super::super::frames::{self, join_on, USAGE_SUMS};
+use super::super::plans::{self, join_on, USAGE_SUMS};
 use super::columns::{DFA_STORED, INST_ROW, JOB_ROW, SENSOR_ROW, SPEC_ROW, TAG_ROW, TASK_ROW};
 use super::Frame;
 use tracelab_schema::error::{Error, Result};
@@ -142,14 +142,14 @@ fn has_repeats(df: &DataFrame, keys: &[&str]) -> Result<bool> {
 fn worker_columns(store: &Store, l: &Lookups) -> Result<DataFrame> {
     let names = collect(store.scan(&INSTANCE)?.select([col("worker_name")]), "worker names")?;
     let w = || col("worker_name");
-    let named = collect(frames::named_instances(names.clone().lazy()), "worker names")?;
+    let named = collect(plans::named_instances(names.clone().lazy()), "worker names")?;
     let repeats = has_repeats(&named, &["worker_name"])?;
     drop(named);
     let mut keyed = join_on(names.clone().lazy(), l.sensor.keys.clone().lazy(), &["worker_name"], JoinType::Left);
     let flag = if !repeats {
         lit(false)
     } else {
-        let repeated = frames::repeated_workers(frames::named_instances(names.lazy()));
+        let repeated = plans::repeated_workers(plans::named_instances(names.lazy()));
         keyed = join_on(keyed, repeated.with_column(lit(true).alias("repeated")), &["worker_name"], JoinType::Left);
         col("repeated").fill_null(lit(false))
     };
@@ -185,7 +185,7 @@ fn key_instances(store: &Store, l: &Lookups) -> Result<DataFrame> {
 fn instance_frames(keyed: &DataFrame, l: &Lookups) -> Result<(DataFrame, DataFrame, DataFrame)> {
     let named = keyed.clone().lazy().filter(col("has_worker"));
     let single = named.clone().filter(col("repeated").not());
-    let deduplicated = frames::deduplicate(named.filter(col("repeated")));
+    let deduplicated = plans::deduplicate(named.filter(col("repeated")));
     let ids = [INST_ROW, TASK_KEY, TAG_KEY, SPEC_KEY, SENSOR_KEY];
     let dfiw = concat([single.select(cols_of(&ids)), deduplicated.select(cols_of(&ids))], UnionArgs::default())
         .map_err(|e| Error::polars("dfiw", e))?;

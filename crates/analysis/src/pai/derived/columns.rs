@@ -116,7 +116,7 @@ fn task_columns(usage: bool) -> Vec<(&'static str, Source)> {
     c.push(("group", Source::Stored));
     c.push(("workload", gather(&GROUP_TAG, TAG_ROW, "workload")));
     if usage {
-        c.extend(super::super::frames::USAGE_SUMS.iter().map(|n| (*n, Source::Stored)));
+        c.extend(super::super::plans::USAGE_SUMS.iter().map(|n| (*n, Source::Stored)));
     }
     c
 }

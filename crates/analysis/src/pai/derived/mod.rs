@@ -1,4 +1,4 @@
-//! The derived-frame cache: the owners' frames ([`super::frames`]: `dfa`,
+//! The derived-frame cache: the owners' frames ([`super::plans`]: `dfa`,
 //! `dfiw`, `dfw`, `dfws`, `dfas`, and `sensor_times`) materialized once per
 //! store content, so that an analysis reads the few columns it needs instead
 //! of re-running the joins of 7 M instance rows on 60-character keys (14 s
@@ -45,6 +45,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::super::frame::collect;
+pub use super::plans::Frame;
 use columns::Source;
 use tracelab_schema::error::{Error, IoContext, Result};
 use tracelab_schema::{Table, Trace};
@@ -59,46 +60,6 @@ pub const DERIVED_VERSION: u32 = 1;
 /// Rows per Parquet row group of a derived file.
 const ROW_GROUP: usize = 1 << 18;
 const KEY_FILE: &str = "key.json";
-
-/// The derived frames.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Frame {
-    /// `dfa`
-    Tasks,
-    /// `dfiw`
-    Workers,
-    /// `dfw`
-    Instances,
-    /// `dfws`
-    InstancesWithSensor,
-    /// `dfas` merged into `dfa`
-    TaskUsage,
-    /// `pai/sensor` rows with their worker's `dfiw` times (Fig 7)
-    SensorTimes,
-}
-
-impl Frame {
-    pub const ALL: [Frame; 6] = [
-        Frame::Tasks,
-        Frame::Workers,
-        Frame::Instances,
-        Frame::InstancesWithSensor,
-        Frame::TaskUsage,
-        Frame::SensorTimes,
-    ];
-
-    /// The owners' name, used for the file.
-    pub fn name(self) -> &'static str {
-        match self {
-            Frame::Tasks => "dfa",
-            Frame::Workers => "dfiw",
-            Frame::Instances => "dfw",
-            Frame::InstancesWithSensor => "dfws",
-            Frame::TaskUsage => "dfas",
-            Frame::SensorTimes => "sensor_times",
-        }
-    }
-}
 
 /// The key file: which store content the frames were built from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

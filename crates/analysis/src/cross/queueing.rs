@@ -1,0 +1,31 @@
+//! `cross.queueing`: queueing delay per trace and Helios cluster (unified `jobs.queue_s`).
+
+use polars::prelude::col;
+
+use super::dists::{definition, view};
+use super::ViewParams;
+use crate::declare::{About, Analyze, Scope};
+use crate::output::Output;
+use crate::Ctx;
+use tracelab_schema::error::Result;
+
+pub struct Queueing;
+
+impl Analyze for Queueing {
+    type Params = ViewParams;
+    const ABOUT: About = About {
+        id: "cross.queueing",
+        scope: Scope::Cross,
+        mirrors: "tracelab (cross-trace view)",
+        summary: "Queueing delay CDF per trace and Helios cluster, P50/P90/P99 table",
+        title: "Queueing delay across traces",
+    };
+
+    fn definition(p: &ViewParams) -> String {
+        definition("Queueing delay = unified jobs.queue_s, in seconds.", p.jobs)
+    }
+
+    fn run(ctx: &Ctx, p: &ViewParams, out: &mut Output) -> Result<()> {
+        view(ctx, p.jobs, col("queue_s"), "Queueing delay (s)", out)
+    }
+}

@@ -1,0 +1,31 @@
+//! `cross.runtime`: job runtime per trace and Helios cluster (unified `jobs.run_s`).
+
+use polars::prelude::col;
+
+use super::dists::{definition, view};
+use super::ViewParams;
+use crate::declare::{About, Analyze, Scope};
+use crate::output::Output;
+use crate::Ctx;
+use tracelab_schema::error::Result;
+
+pub struct Runtime;
+
+impl Analyze for Runtime {
+    type Params = ViewParams;
+    const ABOUT: About = About {
+        id: "cross.runtime",
+        scope: Scope::Cross,
+        mirrors: "tracelab (cross-trace view)",
+        summary: "Job runtime CDF per trace and Helios cluster, P50/P90/P99 table",
+        title: "Job runtime across traces",
+    };
+
+    fn definition(p: &ViewParams) -> String {
+        definition("Runtime = unified jobs.run_s, in seconds.", p.jobs)
+    }
+
+    fn run(ctx: &Ctx, p: &ViewParams, out: &mut Output) -> Result<()> {
+        view(ctx, p.jobs, col("run_s"), "Runtime (s)", out)
+    }
+}

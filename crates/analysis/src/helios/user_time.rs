@@ -1,0 +1,44 @@
+//! `helios.user-time`: the concentration of GPU time and CPU-only time over
+//! users, per cluster (SC'21 Fig 8, HeliosArtifact `user
+//! characterization.ipynb`).
+
+use super::present_clusters;
+use super::users::{concentration, user_counts, user_totals, LORENZ_DEF};
+use crate::declare::{About, Analyze, Scope};
+use crate::output::Output;
+use crate::Ctx;
+use tracelab_schema::error::Result;
+
+pub struct UserTime;
+
+impl Analyze for UserTime {
+    type Params = ();
+    const ABOUT: About = About {
+        id: "helios.user-time",
+        scope: Scope::Helios,
+        mirrors: "SC'21 Fig 8 (user characterization.ipynb)",
+        summary: "Concentration of GPU time and CPU-only time over users, per cluster",
+        title: "User concentration of GPU and CPU time",
+    };
+
+    fn definition(_: &()) -> String {
+        format!("{LORENZ_DEF} total_gpu_time = sum of gpus * run_s over the user's GPU jobs (gpus > 0); total_cpu_only_time = sum of cpus * run_s over the user's CPU jobs (gpus == 0), i.e. parse_user's total_cpu_time minus its GPU-job part.")
+    }
+
+    fn run(ctx: &Ctx, _: &(), out: &mut Output) -> Result<()> {
+        run_user_time(ctx, out)
+    }
+}
+
+fn run_user_time(ctx: &Ctx, out: &mut Output) -> Result<()> {
+    let clusters = present_clusters(ctx)?;
+    let df = user_totals(ctx)?;
+    let mut heads = Vec::new();
+    let gpu = concentration(&df, &clusters, "total_gpu_time", &mut heads)?;
+    let cpu = concentration(&df, &clusters, "total_cpu_only_time", &mut heads)?;
+    heads.extend(user_counts(&gpu));
+    out.curves("gpu-time", "fraction of users (%)", "fraction of total GPU time (%)", gpu);
+    out.curves("cpu-time", "fraction of users (%)", "fraction of total CPU time (%)", cpu);
+    out.headlines("summary", heads);
+    Ok(())
+}

@@ -1,0 +1,38 @@
+//! `pai.submissions-by-hour`: tasks submitted per hour of day as box
+//! statistics over complete days (NSDI'22 Fig 3b, notebook A4:
+//! `get_hourly_task_request`).
+
+use polars::prelude::*;
+
+use super::frames;
+use super::hourly::by_hour_boxes;
+use crate::declare::{About, Analyze, Scope};
+use crate::output::Output;
+use crate::Ctx;
+use tracelab_schema::error::Result;
+
+pub struct SubmissionsByHour;
+
+impl Analyze for SubmissionsByHour {
+    type Params = ();
+    const ABOUT: About = About {
+        id: "pai.submissions-by-hour",
+        scope: Scope::Pai,
+        mirrors: "NSDI'22 Fig 3b (notebook A4)",
+        summary: "tasks submitted per hour of day: box statistics over complete days",
+        title: "Tasks submitted by hour of day",
+    };
+
+    fn definition(_: &()) -> String {
+        "dfa, task start_time in Asia/Shanghai; tasks per (date, hour); dates missing any hour dropped \
+         (the notebook's dropna); box per hour of day over the remaining dates, quartiles by linear \
+         interpolation, whiskers at 1 x IQR (seaborn whis=1), fliers not drawn"
+            .into()
+    }
+
+    fn run(ctx: &Ctx, _: &(), out: &mut Output) -> Result<()> {
+        let table = by_hour_boxes(frames::tasks(ctx, &["start_time"])?, col("start_time"), lit(1.0))?;
+        out.table("boxes", table);
+        Ok(())
+    }
+}

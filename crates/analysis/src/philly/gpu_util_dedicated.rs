@@ -1,0 +1,43 @@
+//! `philly.gpu-util-dedicated`: GPU utilization per GPU-minute of 8- and
+//! 16-GPU jobs on dedicated servers (ATC'19 Fig 6, the notebook's
+//! `get_utilization_data(only_large_jobs, only_dedicated_servers)`).
+
+use super::gpu_minutes::{samples, size_label, Filter, SAMPLE_RULE};
+use crate::declare::{About, Analyze, Scope};
+use crate::output::Output;
+use crate::Ctx;
+use tracelab_schema::error::Result;
+use tracelab_stats::Dist;
+
+pub struct GpuUtilDedicated;
+
+impl Analyze for GpuUtilDedicated {
+    type Params = ();
+    const ABOUT: About = About {
+        id: "philly.gpu-util-dedicated",
+        scope: Scope::Philly,
+        mirrors: "ATC'19 Fig 6 (notebook get_utilization_data(only_large_jobs, only_dedicated_servers))",
+        summary: "Per-GPU-minute utilization CDF of 8- and 16-GPU jobs on dedicated servers",
+        title: "GPU utilization of large jobs on dedicated servers (ATC'19 Fig 6)",
+    };
+
+    fn definition(_: &()) -> String {
+        format!(
+            "{SAMPLE_RULE} Only jobs with first-attempt GPUs 8 or 16 (only_large_jobs), and only attempts with \
+             len(detail) <= num_gpus / 8 servers (only_dedicated_servers: 1 server for 8 GPUs, 2 for 16); samples \
+             pooled over final statuses. Utilization in %."
+        )
+    }
+
+    /// P5: 8- and 16-GPU jobs, attempts on dedicated servers, pooled over
+    /// statuses.
+    fn run(ctx: &Ctx, _: &(), out: &mut Output) -> Result<()> {
+        let all = samples(ctx, Filter::Dedicated)?;
+        let series = [8i64, 16]
+            .iter()
+            .map(|&g| (size_label(g), Dist::pooled(all.iter().filter(|((_, s), _)| *s == g).map(|(_, d)| d))))
+            .collect();
+        out.dists("by-size", "GPU utilization (%)", series);
+        Ok(())
+    }
+}
