@@ -9,6 +9,7 @@ mod ingest;
 mod query;
 mod report;
 mod schema;
+mod simulate;
 mod store;
 mod synth;
 mod tables;
@@ -35,6 +36,7 @@ pub enum Command {
     Tables(tables::Args),
     Query(query::Args),
     Report(report::Args),
+    Simulate(simulate::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -55,6 +57,7 @@ pub fn main() -> i32 {
         Command::Tables(args) => tables::run(args),
         Command::Query(args) => query::run(args),
         Command::Report(args) => report::run(args),
+        Command::Simulate(args) => simulate::run(args),
     };
     match result {
         Ok(code) => code,

@@ -8,6 +8,7 @@
 //! Layer 3: reads the store through `tracelab_store`, never prints, never
 //! reads argv. Semantics and definitions: `docs/simulate.md`.
 
+pub mod catalog;
 pub mod cluster;
 pub mod load;
 pub mod merge;

@@ -165,16 +165,16 @@ pub fn jobs_frame(p: &Prepared, spec: &RunSpec, r: &SimResult) -> Result<DataFra
     DataFrame::new(n, cols).map_err(|e| Error::polars("per-job table", e))
 }
 
-/// Writes per-job frames, run after run, as one Parquet file with the
-/// store's settings (zstd level 1).
-pub struct JobsWriter {
+/// Writes frames of the same schema (per-job rows, series), run after run,
+/// as one Parquet file with the store's settings (zstd level 1).
+pub struct RunsWriter {
     writer: Option<polars::io::parquet::write::BatchedWriter<BufWriter<File>>>,
     path: std::path::PathBuf,
 }
 
-impl JobsWriter {
-    pub fn create(path: &Path) -> Result<JobsWriter> {
-        Ok(JobsWriter { writer: None, path: path.to_path_buf() })
+impl RunsWriter {
+    pub fn create(path: &Path) -> Result<RunsWriter> {
+        Ok(RunsWriter { writer: None, path: path.to_path_buf() })
     }
 
     pub fn write(&mut self, df: &DataFrame) -> Result<()> {
@@ -196,6 +196,21 @@ impl JobsWriter {
         }
         Ok(())
     }
+}
+
+/// One run's step functions as rows: the run, the time (seconds from the
+/// window start) and, from then until the next row, the allocated GPUs, the
+/// queued jobs and the running jobs.
+pub fn series_frame(spec: &RunSpec, s: &Series) -> Result<DataFrame> {
+    let n = s.time.len();
+    let cols = vec![
+        Column::new("run".into(), vec![spec.label.as_str(); n]),
+        Column::new("time_s".into(), s.time.iter().map(|t| *t as f64 / 1000.0).collect::<Vec<_>>()),
+        Column::new("allocated_gpus".into(), s.allocated_milli.iter().map(|m| *m as f64 / 1000.0).collect::<Vec<_>>()),
+        Column::new("queued".into(), s.queued.iter().map(|q| *q as i64).collect::<Vec<_>>()),
+        Column::new("running".into(), s.running.iter().map(|r| *r as i64).collect::<Vec<_>>()),
+    ];
+    DataFrame::new(n, cols).map_err(|e| Error::polars("series table", e))
 }
 
 /// A bin width giving about `bins` bins over `span`, rounded up to a whole
