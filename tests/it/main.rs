@@ -13,5 +13,6 @@ mod malformed;
 mod query;
 mod report;
 mod schema;
+mod simulate;
 mod synth;
 mod tables;

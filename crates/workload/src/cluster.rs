@@ -8,7 +8,7 @@
 //!   machines), so jobs larger than it allows are reported as unplaceable.
 //!   Helios: as HeliosArtifact's QSSF framework, each VC is its own cluster of
 //!   8-GPU nodes, `VC GPUs // 8` of them, from `cluster_gpu_number.csv` on the
-//!   last recorded day at or before the window start (the first day if none);
+//!   last recorded day at or before the window start (in Helios' local time) (the first day if none);
 //!   each VC is replayed separately and the runs are merged
 //!   ([`crate::merge`]).
 //! - `NxG` (`100x8`): N untyped nodes of G GPUs; GPU-type pins are ignored.
@@ -249,7 +249,7 @@ fn philly_machines(store: &Store, types: &mut Interner) -> Result<SimCluster> {
 
 /// HeliosArtifact's QSSF setup: one partition per VC, `GPUs // 8` nodes of 8 GPUs.
 fn helios_vcs(store: &Store, only: Option<&str>, origin: Millis, types: &mut Interner) -> Result<SimCluster> {
-    let day = (origin.div_euclid(86_400_000)) as i32;
+    let day = local_day(origin);
     let mut lf = store.scan(&helios::VC_GPUS)?;
     if let Some(c) = only {
         lf = lf.filter(col("cluster").eq(lit(c.to_string())));
@@ -349,6 +349,16 @@ mod tests {
         assert!(e.to_string().contains("line 1") || e.to_string().contains("line 3"), "{e}");
         assert!(e.to_string().contains("unknown field"), "{e}");
     }
+}
+
+/// The Helios-local calendar day (days since the epoch) of an instant:
+/// `cluster_gpu_number` dates are local days, while store timestamps are UTC.
+fn local_day(ms: Millis) -> i32 {
+    let tz: chrono_tz::Tz =
+        Trace::Helios.local_tz().parse().expect("the zones of Trace::local_tz are valid IANA names");
+    let utc = chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
+    let local = utc.with_timezone(&tz).date_naive();
+    (local - chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("the epoch")).num_days() as i32
 }
 
 /// Days since the Unix epoch as `YYYY-MM-DD`.
