@@ -36,7 +36,8 @@ pub enum Command {
     Tables(tables::Args),
     Query(query::Args),
     Report(report::Args),
-    Simulate(simulate::Args),
+    // Boxed: its many options would make every command as large.
+    Simulate(Box<simulate::Args>),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -57,7 +58,7 @@ pub fn main() -> i32 {
         Command::Tables(args) => tables::run(args),
         Command::Query(args) => query::run(args),
         Command::Report(args) => report::run(args),
-        Command::Simulate(args) => simulate::run(args),
+        Command::Simulate(args) => simulate::run(*args),
     };
     match result {
         Ok(code) => code,

@@ -310,6 +310,22 @@ fn helios_vcs(store: &Store, only: Option<&str>, origin: Millis, types: &mut Int
     Ok(SimCluster { partitions: parts, typed: false, notes: vec![note] })
 }
 
+/// The Helios-local calendar day (days since the epoch) of an instant:
+/// `cluster_gpu_number` dates are local days, while store timestamps are UTC.
+fn local_day(ms: Millis) -> i32 {
+    let tz: chrono_tz::Tz =
+        Trace::Helios.local_tz().parse().expect("the zones of Trace::local_tz are valid IANA names");
+    let utc = chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
+    let local = utc.with_timezone(&tz).date_naive();
+    (local - chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("the epoch")).num_days() as i32
+}
+
+/// Days since the Unix epoch as `YYYY-MM-DD`.
+fn civil(days: i64) -> String {
+    chrono::DateTime::from_timestamp(days * 86_400, 0)
+        .map_or_else(|| days.to_string(), |t| t.format("%Y-%m-%d").to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,20 +365,4 @@ mod tests {
         assert!(e.to_string().contains("line 1") || e.to_string().contains("line 3"), "{e}");
         assert!(e.to_string().contains("unknown field"), "{e}");
     }
-}
-
-/// The Helios-local calendar day (days since the epoch) of an instant:
-/// `cluster_gpu_number` dates are local days, while store timestamps are UTC.
-fn local_day(ms: Millis) -> i32 {
-    let tz: chrono_tz::Tz =
-        Trace::Helios.local_tz().parse().expect("the zones of Trace::local_tz are valid IANA names");
-    let utc = chrono::DateTime::from_timestamp_millis(ms).unwrap_or_default();
-    let local = utc.with_timezone(&tz).date_naive();
-    (local - chrono::NaiveDate::from_ymd_opt(1970, 1, 1).expect("the epoch")).num_days() as i32
-}
-
-/// Days since the Unix epoch as `YYYY-MM-DD`.
-fn civil(days: i64) -> String {
-    chrono::DateTime::from_timestamp(days * 86_400, 0)
-        .map_or_else(|| days.to_string(), |t| t.format("%Y-%m-%d").to_string())
 }
