@@ -4,6 +4,7 @@
 //! never run are left out here (with their reason), so the engine sees only
 //! jobs it can place.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use tracelab_schema::error::{Error, Result};
@@ -122,14 +123,23 @@ fn check(
 ) -> Result<(Vec<TraceJob>, Vec<u32>)> {
     let mut kept = Vec::with_capacity(jobs.len());
     let mut part = Vec::with_capacity(jobs.len());
+    // `check_job` scans every node: one verdict per partition and demand kind.
+    let mut verdicts: HashMap<(usize, u32, Option<u32>, Option<u16>), Result<(), String>> = HashMap::new();
+    let part_of_vc: Vec<Option<usize>> = names
+        .vcs
+        .names
+        .iter()
+        .map(|vc| cluster.partitions.iter().position(|p| p.vc.as_deref().is_none_or(|v| v == vc)))
+        .collect();
     for j in jobs {
-        let vc = names.vcs.names.get(j.vc as usize).map(String::as_str).unwrap_or("");
-        let p = cluster.partitions.iter().position(|p| p.vc.as_deref().is_none_or(|v| v == vc));
+        let p = part_of_vc.get(j.vc as usize).copied().flatten();
         let verdict = match p {
-            None => Err(format!("its VC {vc} has no nodes (fewer than 8 GPUs)")),
+            None => Err(format!("its VC {} has no nodes (fewer than 8 GPUs)", names.vcs.names[j.vc as usize])),
             Some(i) => {
                 let probe = engine_job(&j, 0, cluster.typed);
-                cluster.partitions[i].cluster.check_job(&probe).map_err(|r| reason_text(&r, names))
+                let key = (i, probe.gpu_milli, probe.cpu_milli, probe.gpu_type);
+                let c = &cluster.partitions[i].cluster;
+                verdicts.entry(key).or_insert_with(|| c.check_job(&probe).map_err(|r| reason_text(&r, names))).clone()
             }
         };
         match verdict {
