@@ -206,10 +206,7 @@ fn pai_machines(store: &Store, types: &mut Interner) -> Result<SimCluster> {
         }
     }
     if groups.is_empty() {
-        return Err(Error::input(
-            "pai/machine_spec.parquet",
-            "no machine with a GPU: no cluster to replay on (use --cluster NxG)",
-        ));
+        return Err(no_gpu_nodes("pai/machine_spec.parquet"));
     }
     let p = partition("pai", None, groups, types)?;
     let note = format!(
@@ -234,10 +231,7 @@ fn philly_machines(store: &Store, types: &mut Interner) -> Result<SimCluster> {
         })
         .collect();
     if groups.is_empty() {
-        return Err(Error::input(
-            "philly/machines.parquet",
-            "no machine with a GPU: no cluster to replay on (use --cluster NxG)",
-        ));
+        return Err(no_gpu_nodes("philly/machines.parquet"));
     }
     let p = partition("philly", None, groups, types)?;
     let note = format!(
@@ -293,10 +287,7 @@ fn helios_vcs(store: &Store, only: Option<&str>, origin: Millis, types: &mut Int
         parts.push(partition(&name, Some(name.clone()), vec![g], types)?);
     }
     if parts.is_empty() {
-        return Err(Error::input(
-            "helios/vc_gpus.parquet",
-            "no VC with 8 GPUs or more: no cluster to replay on (use --cluster NxG)",
-        ));
+        return Err(no_gpu_nodes("helios/vc_gpus.parquet (no VC with 8 GPUs or more)"));
     }
     let mut days: Vec<String> = dates.into_iter().flatten().collect();
     days.sort();
@@ -308,6 +299,11 @@ fn helios_vcs(store: &Store, only: Option<&str>, origin: Millis, types: &mut Int
         small.len()
     );
     Ok(SimCluster { partitions: parts, typed: false, notes: vec![note] })
+}
+
+/// A trace whose machine table yields no GPU node.
+fn no_gpu_nodes(file: &str) -> Error {
+    Error::input(file, "no machine with a GPU: no cluster to replay on (use --cluster NODESxGPUS)")
 }
 
 /// The Helios-local calendar day (days since the epoch) of an instant:

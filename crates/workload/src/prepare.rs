@@ -132,9 +132,9 @@ fn check(
         .map(|vc| cluster.partitions.iter().position(|p| p.vc.as_deref().is_none_or(|v| v == vc)))
         .collect();
     for j in jobs {
-        let p = part_of_vc.get(j.vc as usize).copied().flatten();
+        let p = part_of_vc.get(j.job.vc as usize).copied().flatten();
         let verdict = match p {
-            None => Err(format!("its VC {} has no nodes (fewer than 8 GPUs)", names.vcs.names[j.vc as usize])),
+            None => Err(format!("its VC {} has no nodes (fewer than 8 GPUs)", names.vcs.names[j.job.vc as usize])),
             Some(i) => {
                 let probe = engine_job(&j, 0, cluster.typed);
                 let key = (i, probe.gpu_milli, probe.cpu_milli, probe.gpu_type);
@@ -169,17 +169,7 @@ fn reason_text(r: &Unplaceable, names: &Names) -> String {
 }
 
 fn engine_job(j: &TraceJob, id: u32, typed: bool) -> Job {
-    Job {
-        id,
-        submit: j.submit,
-        duration: j.duration,
-        gpu_milli: j.gpu_milli,
-        cpu_milli: j.cpu_milli,
-        user: j.user,
-        vc: j.vc,
-        group: j.group,
-        gpu_type: if typed { j.gpu_type } else { None },
-    }
+    Job { id, gpu_type: if typed { j.job.gpu_type } else { None }, ..j.job.clone() }
 }
 
 fn to_workload(jobs: &[TraceJob], names: &Names, typed: bool) -> Workload {
@@ -206,8 +196,7 @@ fn from_csv(path: &std::path::Path) -> Result<Loaded> {
             left.add(LeftReason::NoGpu, 1);
             continue;
         }
-        let Job { submit, duration, gpu_milli, cpu_milli, user, vc, group, gpu_type, .. } = j;
-        jobs.push(TraceJob { job_id: id, submit, duration, gpu_milli, cpu_milli, user, vc, group, gpu_type });
+        jobs.push(TraceJob { job_id: id, job: j });
     }
     let rows = jobs.len() as u64 + left.total();
     let unit = "a row of the CSV job list (submit_s, duration_s, gpus, ...)".to_string();

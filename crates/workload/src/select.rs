@@ -139,12 +139,12 @@ pub struct Selected {
 /// Applies the window and the sample; the jobs come back in submission
 /// order (ties by trace id) with times relative to the window start.
 pub fn select(mut jobs: Vec<TraceJob>, sel: &Selection) -> Result<Selected> {
-    jobs.sort_by(|a, b| (a.submit, &a.job_id).cmp(&(b.submit, &b.job_id)));
-    let first = jobs.first().map_or(0, |j| j.submit);
+    jobs.sort_by(|a, b| (a.job.submit, &a.job_id).cmp(&(b.job.submit, &b.job_id)));
+    let first = jobs.first().map_or(0, |j| j.job.submit);
     let (origin, end) = bounds(&jobs, sel.window, first);
     let mut left = LeftOut::default();
     let before = jobs.len();
-    jobs.retain(|j| j.submit >= origin && end.is_none_or(|e| j.submit < e));
+    jobs.retain(|j| j.job.submit >= origin && end.is_none_or(|e| j.job.submit < e));
     left.add(LeftReason::OutsideWindow, (before - jobs.len()) as u64);
     if jobs.is_empty() {
         return Err(Error::Usage(format!(
@@ -159,7 +159,7 @@ pub fn select(mut jobs: Vec<TraceJob>, sel: &Selection) -> Result<Selected> {
         left.add(LeftReason::NotSampled, (before - n) as u64);
     }
     for j in &mut jobs {
-        j.submit -= origin;
+        j.job.submit -= origin;
     }
     Ok(Selected { jobs, origin, end, left_out: left })
 }
@@ -183,24 +183,24 @@ fn bounds(jobs: &[TraceJob], window: Window, first: Millis) -> (Millis, Option<M
 /// GPU demand of one job in milli-GPU-milliseconds (GPUs x duration, kept
 /// in integers so that sliding sums are exact).
 fn demand(j: &TraceJob) -> i128 {
-    j.gpu_milli as i128 * j.duration.max(0) as i128
+    j.job.gpu_milli as i128 * j.job.duration.max(0) as i128
 }
 
 /// Start of the `span`-long window with the most GPU demand submitted in it
 /// (`jobs` sorted by submission); the earliest on ties.
 pub fn busiest(jobs: &[TraceJob], span: Millis) -> Millis {
-    let (mut best, mut best_at) = (-1i128, jobs.first().map_or(0, |j| j.submit));
+    let (mut best, mut best_at) = (-1i128, jobs.first().map_or(0, |j| j.job.submit));
     let (mut lo, mut hi, mut sum) = (0usize, 0usize, 0i128);
     while lo < jobs.len() {
-        let t = jobs[lo].submit;
-        while hi < jobs.len() && jobs[hi].submit < t + span {
+        let t = jobs[lo].job.submit;
+        while hi < jobs.len() && jobs[hi].job.submit < t + span {
             sum += demand(&jobs[hi]);
             hi += 1;
         }
         if sum > best {
             (best, best_at) = (sum, t);
         }
-        while lo < jobs.len() && jobs[lo].submit == t {
+        while lo < jobs.len() && jobs[lo].job.submit == t {
             sum -= demand(&jobs[lo]);
             lo += 1;
         }
@@ -253,8 +253,8 @@ mod tests {
     use super::*;
 
     fn job(id: &str, submit_s: i64, dur_s: i64, gpus: u32) -> TraceJob {
-        TraceJob {
-            job_id: id.into(),
+        let job = tracelab_sim::Job {
+            id: 0,
             submit: submit_s * 1000,
             duration: dur_s * 1000,
             gpu_milli: gpus * 1000,
@@ -263,7 +263,8 @@ mod tests {
             vc: 0,
             group: 0,
             gpu_type: None,
-        }
+        };
+        TraceJob { job_id: id.into(), job }
     }
 
     #[test]
@@ -329,7 +330,7 @@ mod tests {
         // The trace starts at 100 s; [3700 s, 7300 s) holds b only.
         assert_eq!(s.jobs.iter().map(|j| j.job_id.as_str()).collect::<Vec<_>>(), ["b"]);
         assert_eq!((s.origin, s.end), (3_700_000, Some(7_300_000)));
-        assert_eq!(s.jobs[0].submit, 0);
+        assert_eq!(s.jobs[0].job.submit, 0);
         assert_eq!(s.left_out.count(&LeftReason::OutsideWindow), 3);
     }
 

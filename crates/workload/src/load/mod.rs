@@ -26,26 +26,17 @@ use tracelab_analysis::frame;
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Trace;
 use tracelab_sim::csv::Interner;
-use tracelab_sim::Millis;
+use tracelab_sim::{Job, Millis};
 use tracelab_store::Store;
 
-/// One schedulable unit of a trace, before selection.
+/// One schedulable unit of a trace, before selection: the trace's id and the
+/// engine job, with `submit` in milliseconds since the Unix epoch (replay
+/// time once selected) and `id` set when the workload is built.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceJob {
     /// The trace's id (PAI `job_name/task_name`).
     pub job_id: String,
-    /// Submission, milliseconds since the Unix epoch.
-    pub submit: Millis,
-    /// Run time to replay, milliseconds.
-    pub duration: Millis,
-    /// GPU demand in milli-GPUs (1000 = one GPU).
-    pub gpu_milli: u32,
-    pub cpu_milli: Option<u32>,
-    pub user: u32,
-    pub vc: u32,
-    pub group: u32,
-    /// GPU type the job is pinned to.
-    pub gpu_type: Option<u16>,
+    pub job: Job,
 }
 
 /// Names behind the interned ids.
@@ -207,8 +198,8 @@ pub(crate) fn candidates(df: &DataFrame, names: &mut Names, what: &str) -> Resul
             continue;
         }
         let name = |v: &Option<String>| v.clone().unwrap_or_default();
-        jobs.push(TraceJob {
-            job_id: name(&ids[i]),
+        let job = Job {
+            id: 0,
             submit: ms(submit[i]).unwrap_or_default(),
             duration: ms(run[i]).unwrap_or_default(),
             gpu_milli: milli(gpus[i].unwrap_or_default()),
@@ -217,7 +208,8 @@ pub(crate) fn candidates(df: &DataFrame, names: &mut Names, what: &str) -> Resul
             vc: names.vcs.id(&name(&vcs[i])),
             group: names.groups.id(&name(&groups[i])),
             gpu_type: types[i].as_deref().filter(|t| !t.is_empty()).map(|t| names.gpu_types.id(t) as u16),
-        });
+        };
+        jobs.push(TraceJob { job_id: name(&ids[i]), job });
     }
     Ok((jobs, left))
 }
