@@ -269,7 +269,6 @@ fn helios_vcs(store: &Store, only: Option<&str>, origin: Millis, types: &mut Int
             *slot = *d;
         }
     }
-    let dates: Vec<Option<String>> = chosen.iter().map(|(c, d)| Some(format!("{c} {}", civil(*d)))).collect();
     let mut parts = Vec::new();
     let mut small = Vec::new();
     for i in 0..df.height() {
@@ -289,9 +288,7 @@ fn helios_vcs(store: &Store, only: Option<&str>, origin: Millis, types: &mut Int
     if parts.is_empty() {
         return Err(no_gpu_nodes("helios/vc_gpus.parquet (no VC with 8 GPUs or more)"));
     }
-    let mut days: Vec<String> = dates.into_iter().flatten().collect();
-    days.sort();
-    days.dedup();
+    let days: Vec<String> = chosen.iter().map(|(c, d)| format!("{c} {}", civil(*d))).collect();
     let note = format!(
         "Helios cluster_gpu_number on {}: each VC replayed separately on VC GPUs // 8 nodes of 8 GPUs (HeliosArtifact's QSSF setup), {} VCs; {} VCs with fewer than 8 GPUs have no nodes",
         days.join(", "),

@@ -166,10 +166,7 @@ fn run_experiment(ctx: &Ctx, args: &Args) -> Result<Experiment> {
 }
 
 fn base_output(id: &str, e: &Experiment) -> Output {
-    let mut out =
-        Output::new(id, &format!("Replay of {}", e.prepared.source), crate::definition(&e.prepared, &e.digests()));
-    out.id = id.to_string();
-    out
+    Output::new(id, &format!("Replay of {}", e.prepared.source), crate::definition(&e.prepared, &e.digests()))
 }
 
 fn summary(ctx: &Ctx, args: &Args) -> Result<Output> {
