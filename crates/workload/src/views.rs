@@ -55,7 +55,7 @@ static VIEWS: [Analysis; 5] = [
     Analysis {
         id: "sim.jct-cdf",
         scope: Scope::Cross,
-        mirrors: "PAI NSDI'22 Fig 13; Helios SC'21 Fig 13 (JCT per policy)",
+        mirrors: "PAI NSDI'22 Fig 13; Helios SC'21 QSSF evaluation (JCT per policy)",
         summary: "JCT and wait distributions of done jobs, one series per run",
         params: PARAMS,
         run: jct_cdf,
@@ -63,7 +63,7 @@ static VIEWS: [Analysis; 5] = [
     Analysis {
         id: "sim.wait-by-gpus",
         scope: Scope::Cross,
-        mirrors: "PAI NSDI'22 Fig 5b-style bins (wait by GPU request), per run",
+        mirrors: "PAI NSDI'22 Fig 5a bins (wait by GPU request), per run",
         summary: "Mean wait of done jobs by GPU-request bin, per run",
         params: PARAMS,
         run: wait_by_gpus,
