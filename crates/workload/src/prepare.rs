@@ -112,6 +112,10 @@ fn build_cluster(store: Option<&Store>, req: &Request, sel: &Selected, names: &m
     }
 }
 
+/// A partition and what `Cluster::check_job` looks at: milli-GPUs,
+/// milli-cores, GPU type.
+type Kind = (usize, u32, Option<u32>, Option<u16>);
+
 /// Splits jobs into those some partition can hold and the unplaceable,
 /// returning the kept jobs with their partition.
 fn check(
@@ -124,7 +128,7 @@ fn check(
     let mut kept = Vec::with_capacity(jobs.len());
     let mut part = Vec::with_capacity(jobs.len());
     // `check_job` scans every node: one verdict per partition and demand kind.
-    let mut verdicts: HashMap<(usize, u32, Option<u32>, Option<u16>), Result<(), String>> = HashMap::new();
+    let mut verdicts: HashMap<Kind, Result<(), String>> = HashMap::new();
     let part_of_vc: Vec<Option<usize>> = names
         .vcs
         .names
