@@ -5,11 +5,12 @@
 
 use polars::prelude::*;
 
+use tracelab_analysis::frame;
 use tracelab_schema::error::Result;
 use tracelab_schema::helios::JOBS;
 use tracelab_store::Store;
 
-use super::{candidates, collect, epoch_s, Loaded, Names};
+use super::{candidates, epoch_s, Loaded, Names};
 
 /// The Helios clusters.
 pub const CLUSTERS: [&str; 4] = ["Earth", "Saturn", "Uranus", "Venus"];
@@ -35,7 +36,7 @@ pub fn load(store: &Store, cluster: Option<&str>) -> Result<Loaded> {
         lit(NULL).cast(DataType::String).alias("gpu_type"),
         col("end_time").is_not_null().alias("finished"),
     ]);
-    let df = collect(lf, "helios: reading jobs")?;
+    let df = frame::collect(lf, "helios: reading jobs")?;
     let mut names = Names::default();
     let (jobs, left_out) = candidates(&df, &mut names, "helios jobs")?;
     Ok(Loaded { source: "helios".into(), unit: UNIT.into(), rows: df.height() as u64, jobs, names, left_out })

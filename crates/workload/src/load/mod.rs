@@ -224,11 +224,6 @@ pub(crate) fn epoch_s(name: &str) -> Expr {
     col(name).dt().timestamp(TimeUnit::Microseconds).cast(DataType::Float64) / lit(1e6)
 }
 
-/// Collects the reader's frame with its columns in the shared layout.
-pub(crate) fn collect(lf: LazyFrame, what: &str) -> Result<DataFrame> {
-    frame::collect(lf, what)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,7 +24,7 @@ use tracelab_schema::error::{Error, Result};
 use tracelab_schema::pai::{GROUP_TAG, INSTANCE, JOB, TASK};
 use tracelab_store::Store;
 
-use super::{candidates, collect, epoch_s, Loaded, Names};
+use super::{candidates, epoch_s, Loaded, Names};
 
 pub const UNIT: &str =
     "a PAI task (pai/task row): submitted at its start_time, running for the mean run time of its instances, \
@@ -54,7 +54,7 @@ pub fn load(store: &Store) -> Result<Loaded> {
             col("gpu_type_spec").alias("gpu_type"),
             unfinished(&["Running", "Waiting", "Ready"]).not().alias("finished"),
         ]);
-    let mut df = collect(lf, "pai: reading tasks with their jobs and group tags")?;
+    let mut df = frame::collect(lf, "pai: reading tasks with their jobs and group tags")?;
     let runs = mean_runs(store)?;
     let run_s: Vec<Option<f64>> = frame::strs(&df, "job_id")?
         .iter()
@@ -74,7 +74,8 @@ const SLICE: usize = 1 << 20;
 /// Per task (`job_name/task_name`), the sum and count of its instances'
 /// recorded run times, read slice by slice.
 fn mean_runs(store: &Store) -> Result<HashMap<String, (f64, u32)>> {
-    let n = frame::i64s(&collect(store.scan(&INSTANCE)?.select([len().alias("n")]), "pai: instance rows")?, "n")?;
+    let n =
+        frame::i64s(&frame::collect(store.scan(&INSTANCE)?.select([len().alias("n")]), "pai: instance rows")?, "n")?;
     let rows = n.first().copied().flatten().unwrap_or(0).max(0) as usize;
     let mut acc: HashMap<String, (f64, u32)> = HashMap::new();
     for offset in (0..rows).step_by(SLICE) {
@@ -82,7 +83,7 @@ fn mean_runs(store: &Store) -> Result<HashMap<String, (f64, u32)>> {
             .scan(&INSTANCE)?
             .select([col("job_name"), col("task_name"), col("run_s")])
             .slice(offset as i64, SLICE as IdxSize);
-        let df = collect(lf, "pai: instance run times")?;
+        let df = frame::collect(lf, "pai: instance run times")?;
         let (jobs, tasks, runs) =
             (frame::strs(&df, "job_name")?, frame::strs(&df, "task_name")?, frame::f64s(&df, "run_s")?);
         let mut key = String::new();

@@ -7,11 +7,12 @@
 
 use polars::prelude::*;
 
+use tracelab_analysis::frame;
 use tracelab_schema::error::Result;
 use tracelab_schema::philly::{ATTEMPTS, JOBS};
 use tracelab_store::Store;
 
-use super::{candidates, collect, epoch_s, Loaded, Names};
+use super::{candidates, epoch_s, Loaded, Names};
 
 pub const UNIT: &str = "a Philly job: submitted at submitted_time, running for the sum of its attempts' run times, \
 asking the GPUs of its first attempt, in its VC";
@@ -34,7 +35,7 @@ pub fn load(store: &Store) -> Result<Loaded> {
             lit(NULL).cast(DataType::String).alias("gpu_type"),
             col("first_start_time").is_null().or(col("last_end_time").is_not_null()).alias("finished"),
         ]);
-    let df = collect(lf, "philly: reading jobs with their attempts")?;
+    let df = frame::collect(lf, "philly: reading jobs with their attempts")?;
     let mut names = Names::default();
     let (jobs, left_out) = candidates(&df, &mut names, "philly jobs")?;
     Ok(Loaded { source: "philly".into(), unit: UNIT.into(), rows: df.height() as u64, jobs, names, left_out })
