@@ -20,8 +20,8 @@ repository): a seeded --sample (default 20,000) of the PAI tasks is exported as 
 columns (job_id, user, submit_time, duration, num_gpu with num_inst 1, i.e. the task's whole demand) and
 replayed by both, FIFO and SJF, on the PAI simulator's default topology (one node of 6,742 GPUs, greedy
 allocation, packing node order = our first-fit), through bench/crosscheck_sim.py's driver; prints both
-wall times, the ratio and both mean JCTs. The PAI simulator needs numpy and pandas, and the export reads
-Parquet with DuckDB: run with target/venv/bin/python (scripts/test.sh sets it up) plus those.
+wall times, the ratio and both mean JCTs. The PAI simulator imports numpy and matplotlib, and the export
+reads Parquet with DuckDB: run with a Python that has the three, e.g. a venv under target/.
 Build tracelab first: cargo build --release. A benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
