@@ -344,3 +344,45 @@ fn bad_input_is_a_usage_error_naming_the_option() {
     assert_eq!(code, 2);
     assert!(stderr.contains("easy backfilling needs a non-preemptive policy"), "{stderr}");
 }
+
+/// Each trace's workload rebuilt with DuckDB from the store's canonical
+/// tables (tests/crosscheck/sim_workload.py, from docs/simulate.md's
+/// definitions of one job per trace): the same jobs with the same submission,
+/// duration and GPUs, and the same count per left-out reason.
+#[test]
+fn every_trace_loads_the_jobs_duckdb_rebuilds_from_the_store() {
+    let store = s(crate::common::sample_store()).to_string();
+    for trace in ["pai", "philly", "helios:Venus"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("sim");
+        let out: Value = serde_json::from_str(&tracelab_ok(&[
+            "simulate",
+            "--store",
+            &store,
+            "--trace",
+            trace,
+            "--cluster",
+            "1000x64",
+            "--unplaceable",
+            "skip",
+            "--format",
+            "json",
+            "--out",
+            s(&out_dir),
+        ]))
+        .unwrap();
+        let duck: Value =
+            serde_json::from_str(&python("tests/crosscheck/sim_workload.py", &[&store, trace, s(&out_dir)])).unwrap();
+        for key in ["missing", "extra", "bad_submit", "bad_duration", "bad_gpus"] {
+            assert_eq!(duck[key], 0, "{trace}: {key}");
+        }
+        let reasons = duck["reasons"].as_object().unwrap();
+        assert!(reasons["replayed"].as_i64().unwrap() > 100, "{trace}: {reasons:?}");
+        for (reason, n) in reasons {
+            let label = if reason == "replayed" { reason.clone() } else { format!("left out: {reason}") };
+            assert_eq!(cell(&out, "left-out", &label, "jobs"), n, "{trace}: {label}");
+        }
+        let rows = part(&out, "left-out")["rows"].as_array().unwrap().len();
+        assert_eq!(rows, reasons.len() + 1, "{trace}: no other reason (the cluster holds every job)");
+    }
+}
