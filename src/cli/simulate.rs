@@ -137,12 +137,35 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let prepared = workload::prepare(store.as_ref(), &req)?;
     let threads = args.threads.unwrap_or(if prepared.workload.jobs.len() > 250_000 { 1 } else { 2 });
     let digests = execute(&prepared, &specs, threads, args.out.as_deref())?;
-    let out = workload::output("simulate", &prepared, &digests);
+    let mut out = workload::output("simulate", &prepared, &digests);
+    out.params = provenance(&args);
     if let Some(dir) = &args.out {
         write_outputs(dir, &out)?;
     }
     super::out(&render_as(&out, args.format)?)?;
     Ok(0)
+}
+
+/// The options that shape the result, as the output's parameters (printed
+/// and in result.json), so a result says how to reproduce it.
+fn provenance(a: &Args) -> Vec<(String, String)> {
+    let source = a.jobs.as_ref().map_or(("trace", a.trace.clone()), |p| ("jobs", p.display().to_string()));
+    let sample = a.sample.map_or("all".to_string(), |n| n.to_string());
+    let pairs = [
+        source,
+        ("window", a.window.clone()),
+        ("sample", sample),
+        ("seed", a.seed.to_string()),
+        ("load", a.load.clone()),
+        ("cluster", a.cluster.clone()),
+        ("policy", a.policy.clone()),
+        ("placement", a.placement.clone()),
+        ("discipline", a.discipline.clone()),
+        ("predictor", a.predictor.clone()),
+        ("share-slowdown", a.share_slowdown.to_string()),
+        ("until", a.until.clone().unwrap_or_else(|| "none".into())),
+    ];
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 fn render_as(out: &Output, format: Format) -> anyhow::Result<String> {

@@ -151,6 +151,11 @@ fn load_factors_and_windows_move_arrivals_as_worked_out_by_hand() {
     assert_eq!(ids(&w), ["Venus/2", "Venus/3", "Venus/5"]);
     assert_eq!(w.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), [(50.0, 0.0), (340.0, 40.0), (10.0, 0.0)]);
     assert_eq!(cell(&out, "left-out", "left out: submitted outside the window", "jobs"), 2);
+    // The result records how it was made.
+    assert_eq!(
+        (&out["params"]["trace"], &out["params"]["window"]),
+        (&Value::from("helios:Venus"), &Value::from("10s.."))
+    );
     assert_eq!(cell(&out, "left-out", "rows read", "jobs"), 8);
 }
 
