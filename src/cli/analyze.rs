@@ -80,7 +80,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 }
 
 /// The result in the sink's format (module documentation).
-fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Result<()> {
+pub(super) fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Result<()> {
     match sink.format {
         Format::Table | Format::Markdown => sink.text(&display(out, part, sink)),
         Format::Json => {
@@ -122,7 +122,7 @@ fn display(out: &Output, part: Option<&str>, sink: &Sink) -> String {
 /// Every analysis as a listing entry.
 fn list() -> Vec<Entry> {
     analysis::registry()
-        .into_iter()
+        .iter()
         .map(|a| Entry {
             name: a.id.to_string(),
             scope: a.scope.name().to_string(),

@@ -14,6 +14,7 @@ mod progress;
 mod query;
 mod report;
 mod schema;
+mod simulate;
 mod store;
 mod synth;
 mod tables;
@@ -40,6 +41,8 @@ pub enum Command {
     Tables(tables::Args),
     Query(query::Args),
     Report(report::Args),
+    // Boxed: its many options would make every command as large.
+    Simulate(Box<simulate::Args>),
     Completions(completions::CompletionsArgs),
     Man(completions::ManArgs),
 }
@@ -62,6 +65,7 @@ pub fn main() -> i32 {
         Command::Tables(args) => tables::run(args),
         Command::Query(args) => query::run(args),
         Command::Report(args) => report::run(args),
+        Command::Simulate(args) => simulate::run(*args),
         Command::Completions(args) => completions::completions(args),
         Command::Man(args) => completions::man(args),
     };

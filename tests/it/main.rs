@@ -16,5 +16,6 @@ mod malformed;
 mod query;
 mod report;
 mod schema;
+mod simulate;
 mod synth;
 mod tables;

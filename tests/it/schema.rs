@@ -90,6 +90,7 @@ fn help_texts_match_their_snapshots() {
         ("help-synth.txt", vec!["synth", "--help"]),
         ("help-analyze.txt", vec!["analyze", "--help"]),
         ("help-report.txt", vec!["report", "--help"]),
+        ("help-simulate.txt", vec!["simulate", "--help"]),
     ] {
         let out = tracelab_ok(&args);
         let path = dir.join(name);

@@ -15,11 +15,11 @@
 
 mod cross;
 mod declare;
-mod frame;
+pub mod frame;
 mod helios;
 mod output;
 mod pai;
-mod params;
+pub mod params;
 mod philly;
 mod registry;
 pub mod render;
@@ -29,7 +29,7 @@ mod shared;
 #[cfg(test)]
 mod testkit;
 
-pub use declare::{describe, Analysis, Published, Scope};
+pub use declare::{describe, About, Analysis, Analyze, Published, Scope};
 pub use output::{Body, Cell, Headline, Output, Part, ResultTable};
 pub use pai::derived::on_progress as on_pai_derived_progress;
 pub use params::{Args, Kind, ParamSpec};

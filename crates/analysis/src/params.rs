@@ -100,6 +100,7 @@ impl Params for () {
 ///     pub enum Idle { Zero = "zero", Absent = "absent" }
 /// }
 /// ```
+#[macro_export]
 macro_rules! choice {
     ($(#[$m:meta])* $vis:vis enum $name:ident { $($(#[$vm:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
         $(#[$m])*
@@ -132,7 +133,7 @@ macro_rules! choice {
         }
     };
 }
-pub(crate) use choice;
+pub use crate::choice;
 
 /// Declares the struct of typed values an analysis receives, one field per
 /// declared [`Param`] constant, in `--list` order:
@@ -147,6 +148,7 @@ pub(crate) use choice;
 /// ```
 ///
 /// A field's type must be the constant's `T`, or it does not compile.
+#[macro_export]
 macro_rules! params {
     ($(#[$m:meta])* $vis:vis struct $name:ident {
         $($(#[$fm:meta])* $fvis:vis $field:ident: $ty:ty = $param:path),+ $(,)?
@@ -165,7 +167,7 @@ macro_rules! params {
         }
     };
 }
-pub(crate) use params;
+pub use crate::params;
 
 const fn declare<T>(name: &'static str, default: &'static str, doc: &'static str, kind: Kind) -> Param<T> {
     Param { spec: ParamSpec { name, default, doc, kind }, ty: PhantomData }

@@ -177,7 +177,7 @@ fn run_or_reuse(
             return Ok((entry, figs, true));
         }
     }
-    let a = tracelab_analysis::find(analysis)?;
+    let a = spec::find(analysis)?;
     let out = a.run(ctx, params).map_err(|e| context(analysis, e))?;
     let entry = RunEntry {
         title: out.title.clone(),

@@ -20,12 +20,13 @@ use tracelab_schema::error::{Error, Result};
 
 /// The specs compiled into the binary, so `tracelab report` works from any
 /// directory; `--spec FILE` reads others.
-pub const BUILTIN: [(&str, &str); 5] = [
+pub const BUILTIN: [(&str, &str); 6] = [
     ("notebooks-equivalents/pai-nsdi22.toml", include_str!("../../../notebooks-equivalents/pai-nsdi22.toml")),
     ("notebooks-equivalents/philly-atc19.toml", include_str!("../../../notebooks-equivalents/philly-atc19.toml")),
     ("notebooks-equivalents/helios-sc21.toml", include_str!("../../../notebooks-equivalents/helios-sc21.toml")),
     ("notebooks-equivalents/cross-trace.toml", include_str!("../../../notebooks-equivalents/cross-trace.toml")),
     ("notebooks-equivalents/seed-systems.toml", include_str!("../../../notebooks-equivalents/seed-systems.toml")),
+    ("notebooks-equivalents/simulation.toml", include_str!("../../../notebooks-equivalents/simulation.toml")),
 ];
 
 /// A parsed, validated spec.
@@ -215,7 +216,7 @@ impl Spec {
 
     fn validate_figure(&self, fig: &Spanned<FigureSpec>) -> Result<()> {
         let f = fig.get_ref();
-        let analysis = analysis::find(f.analysis.get_ref())
+        let analysis = find(f.analysis.get_ref())
             .map_err(|e| self.error_at(f.analysis.span(), &format!("figure `{}`: {e}", f.id)))?;
         for (name, value) in &f.params {
             if !analysis.params.iter().any(|p| p.name == name) {
@@ -305,5 +306,10 @@ pub fn sha256_hex(text: &str) -> String {
 
 /// The registered analysis a figure plots (validated at parse time).
 pub fn analysis_of(f: &FigureSpec) -> &'static Analysis {
-    analysis::find(f.analysis.get_ref()).expect("validated when the spec was parsed")
+    find(f.analysis.get_ref()).expect("validated when the spec was parsed")
+}
+
+/// An analysis by id: the registry's, else a simulation view (`sim.*`).
+pub fn find(id: &str) -> Result<&'static Analysis> {
+    analysis::find(id).or_else(|e| tracelab_workload::find(id).ok_or(e))
 }

@@ -121,3 +121,48 @@ fn csv_errors_name_line_and_column() {
     assert_eq!(err("submit_s,duration_s,gpus\n"), "the workload has no jobs");
     assert_eq!(err(""), "line 1, column ``: no header row");
 }
+
+/// Admission keeps one verdict per distinct (GPUs, CPUs, GPU type) demand
+/// (`check_job` scans every node): each job must still get its own verdict.
+/// Nodes: 2 of 4 GPUs type 0 with 8 cores, 1 of 8 GPUs type 1 without a CPU
+/// count. Jobs cycle through kinds that fit, need too many GPUs of their type,
+/// a type no node has, or too many CPUs.
+#[test]
+fn admission_verdicts_are_per_job_whatever_the_demand_kind() {
+    let cluster = Cluster::from_nodes(vec![
+        Node { gpus: 4, cpu_milli: Some(8000), gpu_type: 0 },
+        Node { gpus: 4, cpu_milli: Some(8000), gpu_type: 0 },
+        Node { gpus: 8, cpu_milli: None, gpu_type: 1 },
+    ])
+    .unwrap();
+    let kinds: [(f64, Option<u32>, Option<u16>); 6] = [
+        (2.0, None, Some(0)),
+        (9.0, None, Some(0)),
+        (1.0, None, Some(2)),
+        (4.0, Some(9000), Some(0)),
+        (4.0, Some(9000), None),
+        (16.0, None, None),
+    ];
+    let jobs: Vec<Job> = (0..60)
+        .map(|i| {
+            let (g, cpu, ty) = kinds[i % kinds.len()];
+            Job { cpu_milli: cpu, gpu_type: ty, ..job(i as u32, i as i64, 10, g) }
+        })
+        .collect();
+    let w = Workload { n_gpu_types: 3, ..Workload::from_jobs(jobs) };
+    let cfg = SimConfig { on_unplaceable: OnUnplaceable::Skip, ..SimConfig::default() };
+    let r = simulate(&w, &cluster, &cfg).unwrap();
+    for (j, res) in w.jobs.iter().zip(&r.jobs) {
+        let expected = match cluster.check_job(j) {
+            Ok(()) => JobStatus::Done,
+            Err(reason) => JobStatus::Unplaceable(reason),
+        };
+        assert_eq!(res.status, expected, "job {}", j.id);
+    }
+    // By hand: kind 0 runs; 1 needs 9 of type 0's 8 GPUs; 2 a type no node
+    // has; 3 nine cores on type-0 nodes of eight; 4 runs on the type-1 node
+    // (no CPU count); 5 takes all three nodes (8 + 4 + 4 = 16 GPUs). Kinds 0,
+    // 4 and 5 are 30 of the 60 jobs.
+    let done = r.jobs.iter().filter(|j| j.status == JobStatus::Done).count();
+    assert_eq!(done, 30);
+}

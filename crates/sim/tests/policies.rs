@@ -113,6 +113,21 @@ fn fair_prefers_the_vc_holding_fewer_gpus() {
     assert_times(&r, &[(0, 100), (100, 110), (100, 110), (110, 120)]);
 }
 
+/// Fair share counts a multi-node job's whole nodes from its start: on two
+/// 8-GPU nodes, J0 (VC X=0, 12 GPUs) holds both nodes, 16 GPUs, 0-100. J1 (Y,
+/// 16 GPUs, t1) and J2 (X, 16 GPUs, t2) wait. At t100 X and Y both hold 0
+/// GPUs again (tie -> X): J2 100-110, then J1 110-120. The engine used to add
+/// the 12 GPUs asked at start but take back the 16 held at the end, so X's
+/// share went below zero (a panic in debug builds, a wrap-around that sent X
+/// last in release).
+#[test]
+fn fair_accounts_whole_nodes_of_multi_node_jobs() {
+    let jobs = vec![ujob(0, 0, 0, 100, 12.0), ujob(1, 1, 1, 10, 16.0), ujob(2, 0, 2, 10, 16.0)];
+    let cfg = SimConfig { fair_by: ShareBy::Vc, ..config(Policy::Fair, Discipline::Greedy, Placement::Pack) };
+    let r = run(&cfg, 2, 8, jobs);
+    assert_times(&r, &[(0, 100), (110, 120), (100, 110)]);
+}
+
 /// LAS with the starvation guard (factor 1), one 4-GPU node, threshold 100 GPU-s.
 /// J0 t0 200s 4g, J1 t10 100s 4g. Both are demoted after 25 s of running (100 GPU-s).
 /// t25 J0 demoted, J1 (Q0) preempts it. t50 J1 demoted: both Q1, J0 submitted

@@ -85,13 +85,15 @@ impl Engine<'_> {
         self.st.last_update[i] = now;
         self.st.version[i] += 1;
         self.add_running(job);
-        self.change_alloc(job, true);
         self.policy.on_start(&self.w.jobs[i], now);
         let shared = match spot {
             Spot::Shared(SharedSpot::Gpu(g)) => Some(g),
             _ => None,
         };
         self.st.spot[i] = Some(spot);
+        // After the spot is set: `held` counts a multi-node job's whole nodes,
+        // as it does when the job stops.
+        self.change_alloc(job, true);
         self.st.slowed[i] = false;
         match shared {
             Some(gpu) => self.reset_rates(gpu, Some(job)),

@@ -26,6 +26,9 @@ use nodes::Nodes;
 use queue::WaitQueue;
 use state::{Events, JobState, Kind, Phase};
 
+/// What `Cluster::check_job` looks at: milli-GPUs, milli-cores, GPU type.
+type DemandKind = (u32, Option<u32>, Option<u16>);
+
 pub(crate) struct Engine<'a> {
     pub(crate) w: &'a Workload,
     pub(crate) cfg: &'a SimConfig,
@@ -100,9 +103,15 @@ impl<'a> Engine<'a> {
     }
 
     /// Checks every job against the cluster and lines up the placeable ones.
+    ///
+    /// `check_job` scans every node, so its verdict is kept per distinct
+    /// (GPU, CPU, GPU type) demand: admission is O(jobs + kinds x nodes), not
+    /// O(jobs x nodes) (a million PAI jobs on 1,814 nodes took seconds).
     fn admit(&mut self, cluster: &Cluster) -> Result<(), SimError> {
+        let mut verdicts: std::collections::HashMap<DemandKind, Result<(), Unplaceable>> = Default::default();
         for job in &self.w.jobs {
-            match cluster.check_job(job) {
+            let key = (job.gpu_milli, job.cpu_milli, job.gpu_type);
+            match verdicts.entry(key).or_insert_with(|| cluster.check_job(job)).clone() {
                 Ok(()) => self.arrivals.push(job.id),
                 Err(reason) if self.cfg.on_unplaceable == OnUnplaceable::Skip => {
                     self.st.phase[job.id as usize] = Phase::Unplaceable;

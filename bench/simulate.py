@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Simulation benchmark: `tracelab simulate` over full-scale synthetic PAI (about 1 M tasks, 6,742 GPUs)
+and Philly (117 k jobs), one process per policy, measured with wait4 (wall time, peak RSS).
+
+Usage:
+  python3 bench/simulate.py [--scale S] [--tracelab PATH] [--work DIR] [--policies LIST]
+                            [--pai-sim DIR [--sample N]]
+
+Generates (once, under --work, default target/bench, shared with bench/report.py) the synthetic raw
+traces at --scale (default 1.0 = full size) with `tracelab synth`, ingests each into its own store, and
+runs per trace and policy
+    tracelab simulate --store STORE --trace T --policy P --cluster from-trace --format csv
+(greedy discipline, pack placement). Wall time and RSS are the whole process: reading the store, building
+the workload and the cluster, the replay and the output. jobs/s = replayed jobs / wall time.
+Targets (issue 16): the full PAI trace under every non-preemptive policy in under 10 s each on 2 cores,
+under 1 GB peak RSS. Preemptive policies (srtf, las) run on Philly only unless --policies names them.
+
+--pai-sim DIR (a checkout of alibaba/clusterdata's cluster-trace-gpu-v2020/simulator, kept outside this
+repository): a seeded --sample (default 20,000) of the PAI tasks is exported as the PAI simulator's input
+columns (job_id, user, submit_time, duration, num_gpu with num_inst 1, i.e. the task's whole demand) and
+replayed by both, FIFO and SJF, on the PAI simulator's default topology (one node of 6,742 GPUs, greedy
+allocation, packing node order = our first-fit), through bench/crosscheck_sim.py's driver; prints both
+wall times, the ratio and both mean JCTs. The PAI simulator imports numpy and matplotlib, and the export
+reads Parquet with DuckDB: run with a Python that has the three, e.g. a venv under target/.
+Build tracelab first: cargo build --release. A benchmark, not a test: it asserts nothing, it reports.
+"""
+import argparse
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+NON_PREEMPTIVE = ["fifo", "sjf", "sjf-predicted", "qssf", "fair"]
+PREEMPTIVE = ["srtf", "las"]
+
+
+def run(cmd):
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout) of the process, via wait4."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=subprocess.PIPE)
+        err = proc.stderr.read().decode()
+        _, status, usage = os.wait4(proc.pid, 0)
+        secs = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"failed: {' '.join(map(str, cmd))}\n{err[-2000:]}")
+        out.seek(0)
+        return secs, usage.ru_maxrss / 1024, out.read().decode()
+
+
+def store(tracelab, work, trace, scale):
+    """A store holding the synthetic trace, generated and ingested when missing."""
+    probe = {"pai": "pai_instance_table.csv", "philly": "cluster_job_log"}[trace]
+    raw = work / f"{trace}-raw-{scale:g}"
+    if not (raw / probe).exists():
+        print(f"generating {raw} ...", flush=True)
+        secs, rss, _ = run([tracelab, "synth", trace, "--scale", scale, "--out", raw, "--quiet"])
+        print(f"  {secs:.0f} s, peak RSS {rss:.0f} MB", flush=True)
+    st = work / f"sim-store-{trace}-{scale:g}"
+    if not (st / "jobs.parquet").exists():
+        print(f"ingesting {raw} -> {st} ...", flush=True)
+        secs, rss, _ = run([tracelab, "ingest", raw, "--out", st, "--quiet"])
+        print(f"  {secs:.0f} s, peak RSS {rss:.0f} MB", flush=True)
+    return st
+
+
+def summary_rows(text):
+    """The `summary` block of `--format csv` output as dicts."""
+    lines, on = [], False
+    for line in text.splitlines():
+        if line.startswith("# part: "):
+            on = line == "# part: summary"
+        elif on and line:
+            lines.append(line)
+    return list(csv.DictReader(lines))
+
+
+def bench_policies(tracelab, work, scale, trace, policies):
+    st = store(tracelab, work, trace, scale)
+    rows = []
+    for policy in policies:
+        cmd = [tracelab, "simulate", "--store", st, "--trace", trace, "--policy", policy, "--cluster", "from-trace",
+               "--format", "csv", "--threads", "1"]
+        secs, rss, out = run(cmd)
+        s = summary_rows(out)[0]
+        rows.append((trace, policy, int(s["jobs"]), secs, rss, float(s["mean_jct_s"]), float(s["gpu_util"])))
+        print(f"  {trace} {policy}: {secs:.2f} s, {rss:.0f} MB", flush=True)
+    return rows
+
+
+def export_sample(tracelab, work, scale, n, tmp):
+    """A seeded sample of n PAI tasks as job dicts (bench/crosscheck_sim.py's format), whole seconds."""
+    import duckdb
+    st = store(tracelab, work, "pai", scale)
+    out = Path(tmp) / "sample"
+    run([tracelab, "simulate", "--store", st, "--trace", "pai", "--sample", n, "--seed", 1, "--cluster", "1x6742",
+         "--unplaceable", "skip", "--out", out, "--format", "csv"])
+    rows = duckdb.sql(f"select job_id, \"user\", submit_s, duration_s, gpus from read_parquet('{out}/jobs.parquet') "
+                      "order by submit_s, job_id").fetchall()
+    return [{"job_id": i, "user": u, "vc": "pai", "submit": int(round(t)), "duration": max(1, int(round(d))), "gpus": g}
+            for i, (_, u, t, d, g) in enumerate(rows)]
+
+
+def pai_side_by_side(tracelab, work, scale, sim_dir, n):
+    import crosscheck_sim as cc  # the PAI simulator driver of the engine's cross-check
+    with tempfile.TemporaryDirectory() as tmp:
+        jobs = export_sample(tracelab, work, scale, n, tmp)
+        path = Path(tmp) / "ours.csv"
+        cc.write_ours(jobs, path)
+        print(f"\nPAI simulator vs tracelab on the same {len(jobs):,} PAI tasks (1 node x 6,742 GPUs, greedy):")
+        print(f"{'policy':<8}{'PAI sim s':>11}{'tracelab s':>12}{'ratio':>9}{'PAI JCT s':>12}{'our JCT s':>12}")
+        for policy, alloc in [("fifo", 8), ("sjf", 0)]:
+            start = time.perf_counter()
+            jct, _wait, _done = cc.run_pai(sim_dir, jobs, tmp, alloc, 0, 1, 6742)
+            theirs = time.perf_counter() - start
+            secs, _, out = run([tracelab, "simulate", "--jobs", path, "--cluster", "1x6742", "--policy", policy,
+                                "--placement", "first-fit", "--format", "csv", "--threads", "1"])
+            ours = float(summary_rows(out)[0]["mean_jct_s"])
+            print(f"{policy:<8}{theirs:>11.2f}{secs:>12.2f}{theirs / secs:>8.0f}x{jct:>12.1f}{ours:>12.1f}")
+        print("(fractional GPUs: the PAI simulator pools a node's GPUs, we share single GPUs, so JCTs may differ)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--tracelab", type=Path, default=ROOT / "target/release/tracelab")
+    ap.add_argument("--work", type=Path, default=ROOT / "target/bench")
+    ap.add_argument("--policies", help="comma-separated (default: non-preemptive on both, srtf and las on Philly)")
+    ap.add_argument("--pai-sim", type=Path, help="the PAI simulator's folder (cluster-trace-gpu-v2020/simulator)")
+    ap.add_argument("--sample", type=int, default=20_000)
+    args = ap.parse_args()
+    if not args.tracelab.exists():
+        sys.exit(f"{args.tracelab} not found: run `cargo build --release` first")
+    args.work.mkdir(parents=True, exist_ok=True)
+    chosen = args.policies.split(",") if args.policies else None
+    rows = bench_policies(args.tracelab, args.work, args.scale, "pai", chosen or NON_PREEMPTIVE)
+    rows += bench_policies(args.tracelab, args.work, args.scale, "philly", chosen or NON_PREEMPTIVE + PREEMPTIVE)
+    print(f"\ntracelab simulate, scale {args.scale:g}, {os.cpu_count()} cores, one process per run "
+          "(read store + build workload + replay + output)")
+    print(f"{'trace':<8}{'policy':<15}{'jobs':>10}{'wall s':>9}{'jobs/s':>12}{'peak RSS MB':>13}{'mean JCT s':>13}"
+          f"{'GPU util':>10}")
+    for trace, policy, jobs, secs, rss, jct, util in rows:
+        print(f"{trace:<8}{policy:<15}{jobs:>10,}{secs:>9.2f}{jobs / secs:>12,.0f}{rss:>13.0f}{jct:>13.1f}{util:>10.3f}")
+    print("target: full-scale PAI, each non-preemptive policy < 10 s and < 1024 MB on 2 cores")
+    if args.pai_sim:
+        pai_side_by_side(args.tracelab, args.work, args.scale, args.pai_sim, args.sample)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,244 @@
+//! Replay results as typed outputs: the per-run summary table, the
+//! accounting of every source row, the cluster, the per-job table (Parquet,
+//! one long table with the run's columns first) and resampled time series.
+//! Times are seconds from the window start; the CLI prints these through
+//! `tracelab_analysis::render`, the report plots them.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use tracelab_analysis::{Cell, ResultTable};
+use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_sim::{JobStatus, Millis, Resampled, Series, SimResult, Summary};
+use tracelab_store::parquet::compression;
+
+use crate::prepare::Prepared;
+use crate::run::RunSpec;
+
+/// What is kept of a run once its jobs are written: the summary and series.
+#[derive(Clone, Debug)]
+pub struct Digest {
+    pub spec: RunSpec,
+    pub summary: Summary,
+    pub series: Series,
+}
+
+const SUMMARY_COLUMNS: [&str; 23] = [
+    "run",
+    "policy",
+    "discipline",
+    "placement",
+    "load",
+    "jobs",
+    "done",
+    "left_running",
+    "left_waiting",
+    "mean_jct_s",
+    "p50_jct_s",
+    "p90_jct_s",
+    "p99_jct_s",
+    "mean_wait_s",
+    "p50_wait_s",
+    "p90_wait_s",
+    "p99_wait_s",
+    "mean_bounded_slowdown",
+    "makespan_s",
+    "gpu_util",
+    "jain_fairness",
+    "preemptions",
+    "jobs_not_submitted",
+];
+
+/// One row per run: counts, JCT and wait distributions (seconds), mean
+/// bounded slowdown, makespan, mean GPU utilisation (0-1) and Jain's index
+/// over users' mean slowdowns, with the engine's definitions.
+pub fn summary_table(runs: &[Digest]) -> ResultTable {
+    let mut t = ResultTable::new(&SUMMARY_COLUMNS);
+    let s = |ms: f64| ms / 1000.0;
+    for d in runs {
+        let (m, c) = (&d.summary, &d.summary.config);
+        let jobs = m.jobs_submitted + m.jobs_not_submitted;
+        t.push(vec![
+            d.spec.label.clone().into(),
+            c.policy.name().into(),
+            c.discipline.name().into(),
+            c.placement.name().into(),
+            d.spec.load.into(),
+            Cell::Int(jobs as i64),
+            Cell::Int(m.jobs_done as i64),
+            Cell::Int(m.jobs_left_running as i64),
+            Cell::Int(m.jobs_left_waiting as i64),
+            s(m.jct_ms.mean).into(),
+            s(m.jct_ms.p50).into(),
+            s(m.jct_ms.p90).into(),
+            s(m.jct_ms.p99).into(),
+            s(m.queue_ms.mean).into(),
+            s(m.queue_ms.p50).into(),
+            s(m.queue_ms.p90).into(),
+            s(m.queue_ms.p99).into(),
+            m.mean_bounded_slowdown.into(),
+            s(m.makespan_ms as f64).into(),
+            m.gpu_utilisation.into(),
+            m.jain_user_slowdown.into(),
+            m.preemptions.into(),
+            Cell::Int(m.jobs_not_submitted as i64),
+        ]);
+    }
+    t
+}
+
+/// Every row of the source: replayed, or left out with its reason.
+pub fn accounting_table(p: &Prepared) -> ResultTable {
+    let mut t = ResultTable::new(&["outcome", "jobs"]);
+    t.push(vec!["replayed".into(), Cell::Int(p.workload.jobs.len() as i64)]);
+    for (reason, n) in &p.left_out.0 {
+        t.push(vec![format!("left out: {reason}").into(), Cell::Int(*n as i64)]);
+    }
+    t.push(vec!["rows read".into(), Cell::Int(p.rows as i64)]);
+    t
+}
+
+/// The cluster's node groups, per partition.
+pub fn cluster_table(p: &Prepared) -> ResultTable {
+    let mut t = ResultTable::new(&["partition", "nodes", "gpus_per_node", "cpus_per_node", "gpu_type"]);
+    for part in &p.cluster.partitions {
+        for g in &part.groups {
+            t.push(vec![
+                part.name.clone().into(),
+                Cell::Int(g.count as i64),
+                Cell::Int(g.gpus as i64),
+                g.cpus.map(|c| c as i64).into(),
+                g.gpu_type.clone().into(),
+            ]);
+        }
+    }
+    t
+}
+
+fn secs(ms: Option<Millis>) -> Option<f64> {
+    ms.map(|m| m as f64 / 1000.0)
+}
+
+fn status_name(s: &JobStatus) -> &'static str {
+    match s {
+        JobStatus::Done => "done",
+        JobStatus::Running => "running",
+        JobStatus::Waiting => "waiting",
+        JobStatus::NotSubmitted => "not-submitted",
+        JobStatus::Unplaceable(_) => "unplaceable",
+    }
+}
+
+/// The per-job table of one run: the run's label, policy, placement and
+/// load, then the job (trace id, user, VC, GPUs, submission and duration)
+/// and its outcome (status, start, end, wait, JCT, slowdowns, preemptions,
+/// first node and node count). Seconds from the window start.
+pub fn jobs_frame(p: &Prepared, spec: &RunSpec, r: &SimResult) -> Result<DataFrame> {
+    let n = r.jobs.len();
+    let w = &p.workload.jobs;
+    let name = |i: &tracelab_sim::csv::Interner, id: u32| i.names.get(id as usize).cloned().unwrap_or_default();
+    let cols = vec![
+        Column::new("run".into(), vec![spec.label.as_str(); n]),
+        Column::new("policy".into(), vec![spec.config.policy.name(); n]),
+        Column::new("placement".into(), vec![spec.config.placement.name(); n]),
+        Column::new("load".into(), vec![spec.load; n]),
+        Column::new("job_id".into(), p.job_ids.iter().map(String::as_str).collect::<Vec<_>>()),
+        Column::new("user".into(), w.iter().map(|j| name(&p.names.users, j.user)).collect::<Vec<_>>()),
+        Column::new("vc".into(), w.iter().map(|j| name(&p.names.vcs, j.vc)).collect::<Vec<_>>()),
+        Column::new("gpus".into(), w.iter().map(|j| j.gpu_milli as f64 / 1000.0).collect::<Vec<_>>()),
+        Column::new("submit_s".into(), r.jobs.iter().map(|j| j.submit as f64 / 1000.0).collect::<Vec<_>>()),
+        Column::new("duration_s".into(), r.jobs.iter().map(|j| j.duration as f64 / 1000.0).collect::<Vec<_>>()),
+        Column::new("status".into(), r.jobs.iter().map(|j| status_name(&j.status)).collect::<Vec<_>>()),
+        Column::new("start_s".into(), r.jobs.iter().map(|j| secs(j.first_start)).collect::<Vec<_>>()),
+        Column::new("end_s".into(), r.jobs.iter().map(|j| secs(j.end)).collect::<Vec<_>>()),
+        Column::new("wait_s".into(), r.jobs.iter().map(|j| secs(j.queue_time)).collect::<Vec<_>>()),
+        Column::new("jct_s".into(), r.jobs.iter().map(|j| secs(j.jct)).collect::<Vec<_>>()),
+        Column::new("slowdown".into(), r.jobs.iter().map(|j| j.slowdown).collect::<Vec<_>>()),
+        Column::new("bounded_slowdown".into(), r.jobs.iter().map(|j| j.bounded_slowdown).collect::<Vec<_>>()),
+        Column::new("preemptions".into(), r.jobs.iter().map(|j| j.preemptions as i64).collect::<Vec<_>>()),
+        Column::new("first_node".into(), r.jobs.iter().map(|j| j.first_node.map(|x| x as i64)).collect::<Vec<_>>()),
+        Column::new("nodes".into(), r.jobs.iter().map(|j| j.nodes as i64).collect::<Vec<_>>()),
+    ];
+    DataFrame::new(n, cols).map_err(|e| Error::polars("per-job table", e))
+}
+
+/// Writes frames of the same schema (per-job rows, series), run after run,
+/// as one Parquet file with the store's settings (zstd level 1).
+pub struct RunsWriter {
+    writer: Option<polars::io::parquet::write::BatchedWriter<BufWriter<File>>>,
+    path: std::path::PathBuf,
+}
+
+impl RunsWriter {
+    pub fn create(path: &Path) -> Result<RunsWriter> {
+        Ok(RunsWriter { writer: None, path: path.to_path_buf() })
+    }
+
+    pub fn write(&mut self, df: &DataFrame) -> Result<()> {
+        let err = |e| Error::polars(format!("{}: writing", self.path.display()), e);
+        if self.writer.is_none() {
+            let file = File::create(&self.path).at(&self.path)?;
+            let w = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
+                .with_compression(compression())
+                .batched(&df.schema().as_ref().clone())
+                .map_err(err)?;
+            self.writer = Some(w);
+        }
+        self.writer.as_mut().expect("created above").write_batch(df).map_err(err)
+    }
+
+    pub fn finish(self) -> Result<()> {
+        if let Some(w) = self.writer {
+            w.finish().map_err(|e| Error::polars(format!("{}: finishing", self.path.display()), e))?;
+        }
+        Ok(())
+    }
+}
+
+/// One run's step functions as rows: the run, the time (seconds from the
+/// window start) and, from then until the next row, the allocated GPUs, the
+/// queued jobs and the running jobs.
+pub fn series_frame(spec: &RunSpec, s: &Series) -> Result<DataFrame> {
+    let n = s.time.len();
+    let cols = vec![
+        Column::new("run".into(), vec![spec.label.as_str(); n]),
+        Column::new("time_s".into(), s.time.iter().map(|t| *t as f64 / 1000.0).collect::<Vec<_>>()),
+        Column::new("allocated_gpus".into(), s.allocated_milli.iter().map(|m| *m as f64 / 1000.0).collect::<Vec<_>>()),
+        Column::new("queued".into(), s.queued.iter().map(|q| *q as i64).collect::<Vec<_>>()),
+        Column::new("running".into(), s.running.iter().map(|r| *r as i64).collect::<Vec<_>>()),
+    ];
+    DataFrame::new(n, cols).map_err(|e| Error::polars("series table", e))
+}
+
+/// A bin width giving about `bins` bins over `span`, rounded up to a whole
+/// minute, hour or day so the axis reads naturally.
+pub fn nice_interval(span: Millis, bins: i64) -> Millis {
+    let raw = (span / bins.max(1)).max(1000);
+    for unit in [60_000, 3_600_000, 86_400_000] {
+        if raw <= unit * 30 || unit == 86_400_000 {
+            return (raw + unit - 1) / unit * unit;
+        }
+    }
+    raw
+}
+
+/// Each run's series resampled to fixed bins from 0 to the latest event of
+/// all runs.
+pub fn resampled(runs: &[Digest], interval: Millis) -> Vec<(String, Resampled)> {
+    let end = runs.iter().filter_map(|d| d.series.time.last()).max().copied().unwrap_or(0);
+    runs.iter()
+        .map(|d| {
+            let mut s = d.series.clone();
+            if s.time.first() != Some(&0) {
+                s.time.insert(0, 0);
+                s.allocated_milli.insert(0, 0);
+                s.queued.insert(0, 0);
+                s.running.insert(0, 0);
+            }
+            (d.spec.label.clone(), s.resample(interval, end.max(interval)))
+        })
+        .collect()
+}

@@ -1,0 +1,411 @@
+//! Simulation results as analyses, so that report specs can plot them like
+//! any other typed result: `sim.summary`, `sim.jct-cdf`, `sim.wait-by-gpus`,
+//! `sim.timeline` and `sim.load-sweep`. Each takes the replay's parameters
+//! (trace, policies, placement, discipline, window, sample, seed, loads,
+//! cluster); the views of one report that share them share one set of runs
+//! (cached in the analysis context for the report's lifetime).
+//!
+//! This is the one module that uses the analysis crate's declarations
+//! (`Analysis`, `Param`, `Args`, `Ctx`), so adapting to their refactoring
+//! touches this file only.
+
+use std::collections::HashMap;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+
+use tracelab_analysis::params::{FromParam, Param, Params};
+use tracelab_analysis::{About, Analysis, Analyze, Args, Cell, Ctx, Output, ParamSpec, ResultTable, Scope};
+use tracelab_schema::error::Result;
+use tracelab_sim::{Discipline, JobStatus, Placement, Policy, SimConfig};
+use tracelab_stats::Dist;
+
+use crate::prepare::{prepare, Prepared, Request, Source};
+use crate::results::{self, Digest};
+use crate::run::{plan, run_all, Run};
+use crate::select::{parse_load, Selection, Window};
+use crate::{ClusterSpec, TraceSel};
+
+/// A comma-separated list of names the engine parses (`fifo,sjf`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct List<T>(pub Vec<T>);
+
+impl<T: FromStr> FromParam for List<T> {
+    fn from_param(raw: &str) -> Option<Self> {
+        raw.split(',').map(|s| s.trim().parse().ok()).collect::<Option<Vec<T>>>().map(List)
+    }
+}
+
+/// One name the engine parses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Named<T>(pub T);
+
+impl<T: FromStr> FromParam for Named<T> {
+    fn from_param(raw: &str) -> Option<Self> {
+        raw.parse().ok().map(Named)
+    }
+}
+
+/// Load factors (`0.5,1,2`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loads(pub Vec<f64>);
+
+impl FromParam for Loads {
+    fn from_param(raw: &str) -> Option<Self> {
+        raw.split(',').map(|s| parse_load(s).ok()).collect::<Option<Vec<f64>>>().map(Loads)
+    }
+}
+
+impl FromParam for TraceSel {
+    fn from_param(raw: &str) -> Option<Self> {
+        TraceSel::parse(raw).ok()
+    }
+}
+
+impl FromParam for Window {
+    fn from_param(raw: &str) -> Option<Self> {
+        Window::parse(raw).ok()
+    }
+}
+
+impl FromParam for ClusterSpec {
+    fn from_param(raw: &str) -> Option<Self> {
+        ClusterSpec::parse(raw).ok()
+    }
+}
+
+const TRACE: Param<TraceSel> =
+    Param::custom("trace", "pai", "the trace to replay", "pai, philly, helios or helios:CLUSTER");
+const POLICIES: Param<List<Policy>> = Param::custom(
+    "policies",
+    "fifo,sjf,qssf",
+    "policies, comma-separated",
+    "policy names from `tracelab simulate --list`, comma-separated",
+);
+const PLACEMENT: Param<List<Placement>> = Param::custom(
+    "placement",
+    "pack",
+    "placements, comma-separated",
+    "placement names from `tracelab simulate --list`, comma-separated",
+);
+const DISCIPLINE: Param<Named<Discipline>> =
+    Param::custom("discipline", "greedy", "the queue discipline", "strict, greedy or easy");
+const WINDOW: Param<Window> =
+    Param::custom("window", "all", "the part of the trace to replay", "FROM..TO, busiest:DURATION or all");
+const SAMPLE: Param<u64> = Param::whole("sample", "0", "replay this many jobs of the window (0 = all)", 0, u64::MAX);
+const SEED: Param<u64> = Param::whole("seed", "1", "seed of the sample and of random placement", 0, u64::MAX);
+const LOADS: Param<Loads> =
+    Param::custom("loads", "1", "load factors, comma-separated", "positive numbers, comma-separated");
+const CLUSTER: Param<ClusterSpec> =
+    Param::custom("cluster", "from-trace", "the cluster to replay on", "from-trace or NODESxGPUS");
+
+/// The replay's parameters, shared by every view.
+#[derive(Debug, Clone)]
+pub struct SimParams {
+    pub trace: TraceSel,
+    pub policies: List<Policy>,
+    pub placement: List<Placement>,
+    pub discipline: Named<Discipline>,
+    pub window: Window,
+    pub sample: u64,
+    pub seed: u64,
+    pub loads: Loads,
+    pub cluster: ClusterSpec,
+}
+
+impl Params for SimParams {
+    const DECLARED: &'static [ParamSpec] = &[
+        TRACE.spec,
+        POLICIES.spec,
+        PLACEMENT.spec,
+        DISCIPLINE.spec,
+        WINDOW.spec,
+        SAMPLE.spec,
+        SEED.spec,
+        LOADS.spec,
+        CLUSTER.spec,
+    ];
+
+    fn read(args: &Args) -> Self {
+        SimParams {
+            trace: args.get(&TRACE),
+            policies: args.get(&POLICIES),
+            placement: args.get(&PLACEMENT),
+            discipline: args.get(&DISCIPLINE),
+            window: args.get(&WINDOW),
+            sample: args.get(&SAMPLE),
+            seed: args.get(&SEED),
+            loads: args.get(&LOADS),
+            cluster: args.get(&CLUSTER),
+        }
+    }
+}
+
+const MIRRORS: &str = "tracelab simulate (docs/simulate.md)";
+
+/// The definition every view shares: the replay's, filled in by the run
+/// (it depends on what the store holds and on the runs).
+fn definition(_: &SimParams) -> String {
+    "{replay}".to_string()
+}
+
+/// Declares a view: a unit struct whose run is `$run`.
+macro_rules! view {
+    ($name:ident, $id:literal, $mirrors:expr, $summary:literal, $run:ident) => {
+        pub struct $name;
+
+        impl Analyze for $name {
+            type Params = SimParams;
+            const ABOUT: About =
+                About { id: $id, scope: Scope::Cross, mirrors: $mirrors, summary: $summary, title: "Replay" };
+
+            fn definition(p: &SimParams) -> String {
+                definition(p)
+            }
+
+            fn run(ctx: &Ctx, p: &SimParams, out: &mut Output) -> Result<()> {
+                let e = experiment(ctx, p)?;
+                out.title = format!("Replay of {}", e.prepared.source);
+                out.fill("replay", crate::definition(&e.prepared, &e.digests()));
+                $run(&e, out)
+            }
+        }
+    };
+}
+
+view!(
+    SimSummary,
+    "sim.summary",
+    MIRRORS,
+    "Per-run summary of a replay: JCT, wait, slowdown, makespan, utilisation, fairness; jobs left out by reason",
+    summary
+);
+view!(
+    JctCdf,
+    "sim.jct-cdf",
+    "PAI NSDI'22 Fig 13; Helios SC'21 QSSF evaluation (JCT per policy)",
+    "JCT and wait distributions of done jobs, one series per run",
+    jct_cdf
+);
+view!(
+    WaitByGpus,
+    "sim.wait-by-gpus",
+    "PAI NSDI'22 Fig 5a bins (wait by GPU request), per run",
+    "Mean wait of done jobs by GPU-request bin, per run",
+    wait_by_gpus
+);
+view!(Timeline, "sim.timeline", MIRRORS, "GPU utilisation, queued and running jobs over time, per run", timeline);
+view!(
+    LoadSweep,
+    "sim.load-sweep",
+    "Pollux OSDI'21 Fig 8a (JCT vs workload intensity)",
+    "Mean JCT and wait against the load factor, per policy",
+    load_sweep
+);
+
+static VIEWS: [Analysis; 5] = [
+    Analysis::of(&SimSummary),
+    Analysis::of(&JctCdf),
+    Analysis::of(&WaitByGpus),
+    Analysis::of(&Timeline),
+    Analysis::of(&LoadSweep),
+];
+
+/// Every simulation view.
+pub fn views() -> Vec<&'static Analysis> {
+    VIEWS.iter().collect()
+}
+
+/// The view with this id.
+pub fn find(id: &str) -> Option<&'static Analysis> {
+    VIEWS.iter().find(|a| a.id == id)
+}
+
+/// A replay's workload and every run of it.
+pub struct Experiment {
+    pub prepared: Prepared,
+    pub runs: Vec<Run>,
+}
+
+impl Experiment {
+    pub fn digests(&self) -> Vec<Digest> {
+        self.runs
+            .iter()
+            .map(|r| Digest {
+                spec: r.spec.clone(),
+                summary: r.result.summary.clone(),
+                series: r.result.series.clone(),
+            })
+            .collect()
+    }
+}
+
+type Cache = Mutex<HashMap<String, Arc<Experiment>>>;
+const CACHE_KEY: &str = "workload.experiments";
+
+/// The experiment the parameters describe, from the context's cache or run now.
+fn experiment(ctx: &Ctx, p: &SimParams) -> Result<Arc<Experiment>> {
+    let key = format!("{p:?}");
+    let cache = ctx.shared.get::<Cache>(CACHE_KEY).unwrap_or_else(|| {
+        let c = Arc::new(Cache::default());
+        ctx.shared.put(CACHE_KEY, c.clone());
+        c
+    });
+    if let Some(e) = cache.lock().expect("experiment cache").get(&key) {
+        return Ok(e.clone());
+    }
+    let e = Arc::new(run_experiment(ctx, p)?);
+    cache.lock().expect("experiment cache").insert(key, e.clone());
+    Ok(e)
+}
+
+fn run_experiment(ctx: &Ctx, p: &SimParams) -> Result<Experiment> {
+    let req = Request {
+        source: Source::Trace(p.trace.clone()),
+        selection: Selection { window: p.window, sample: (p.sample > 0).then_some(p.sample as usize), seed: p.seed },
+        cluster: p.cluster.clone(),
+        strict_cluster: false,
+    };
+    let base = SimConfig { discipline: p.discipline.0, seed: p.seed, ..SimConfig::default() };
+    let specs = plan(&p.policies.0, &p.placement.0, &p.loads.0, &base);
+    let prepared = prepare(Some(&ctx.store), &req)?;
+    let mut runs = Vec::new();
+    run_all(&prepared, &specs, 2, |r| {
+        runs.push(r);
+        Ok(())
+    })?;
+    Ok(Experiment { prepared, runs })
+}
+
+fn summary(e: &Experiment, out: &mut Output) -> Result<()> {
+    let full = crate::output("sim.summary", &e.prepared, &e.digests());
+    out.parts = full.parts;
+    Ok(())
+}
+
+/// Seconds of done jobs, by `f`.
+fn done_secs(r: &Run, f: impl Fn(&tracelab_sim::JobResult) -> Option<i64>) -> Vec<f64> {
+    r.result
+        .jobs
+        .iter()
+        .filter(|j| j.status == JobStatus::Done)
+        .filter_map(|j| f(j).map(|ms| ms as f64 / 1000.0))
+        .collect()
+}
+
+fn jct_cdf(e: &Experiment, out: &mut Output) -> Result<()> {
+    let jct = e.runs.iter().map(|r| (r.spec.label.clone(), Dist::from_samples(done_secs(r, |j| j.jct)))).collect();
+    let wait =
+        e.runs.iter().map(|r| (r.spec.label.clone(), Dist::from_samples(done_secs(r, |j| j.queue_time)))).collect();
+    out.dists("jct", "JCT (s)", jct);
+    out.dists("wait", "wait (s)", wait);
+    Ok(())
+}
+
+/// GPU-request bins: fractions of one GPU, 1, 2, 3-4, 5-8, 9-16, 17+.
+const GPU_BINS: [(&str, f64); 7] = [
+    ("<1", 1.0),
+    ("1", 1.0001),
+    ("2", 2.0001),
+    ("3-4", 4.0001),
+    ("5-8", 8.0001),
+    ("9-16", 16.0001),
+    ("17+", f64::INFINITY),
+];
+
+fn gpu_bin(gpus: f64) -> usize {
+    GPU_BINS.iter().position(|(_, hi)| gpus < *hi).unwrap_or(GPU_BINS.len() - 1)
+}
+
+fn wait_by_gpus(e: &Experiment, out: &mut Output) -> Result<()> {
+    let mut t = ResultTable::new(&["gpus", "run", "jobs", "mean_wait_s"]);
+    for (b, (label, _)) in GPU_BINS.iter().enumerate() {
+        for r in &e.runs {
+            let waits: Vec<f64> = r
+                .result
+                .jobs
+                .iter()
+                .filter(|j| j.status == JobStatus::Done)
+                .filter(|j| gpu_bin(e.prepared.workload.jobs[j.id as usize].gpu_milli as f64 / 1000.0) == b)
+                .filter_map(|j| j.queue_time.map(|q| q as f64 / 1000.0))
+                .collect();
+            if waits.is_empty() {
+                continue;
+            }
+            let mean = waits.iter().sum::<f64>() / waits.len() as f64;
+            t.push(vec![(*label).into(), r.spec.label.clone().into(), Cell::Int(waits.len() as i64), mean.into()]);
+        }
+    }
+    out.table("by-gpus", t);
+    Ok(())
+}
+
+fn timeline(e: &Experiment, out: &mut Output) -> Result<()> {
+    let digests = e.digests();
+    let span = digests.iter().filter_map(|d| d.series.time.last()).max().copied().unwrap_or(0);
+    let interval = results::nice_interval(span, 200);
+    let gpus = e.prepared.cluster.total_gpus() as f64;
+    let series = results::resampled(&digests, interval);
+    let hours = |t: &i64| *t as f64 / 3_600_000.0;
+    let pick = |f: &dyn Fn(&tracelab_sim::Resampled, usize) -> f64| -> Vec<(String, Vec<(f64, f64)>)> {
+        series
+            .iter()
+            .map(|(l, r)| (l.clone(), r.time.iter().enumerate().map(|(i, t)| (hours(t), f(r, i))).collect()))
+            .collect()
+    };
+    out.curves(
+        "utilisation",
+        "hours from the window start",
+        "GPUs allocated (%)",
+        pick(&|r, i| 100.0 * r.allocated_gpus[i] / gpus),
+    );
+    out.curves("queued", "hours from the window start", "queued jobs", pick(&|r, i| r.queued[i]));
+    out.curves("running", "hours from the window start", "running jobs", pick(&|r, i| r.running[i]));
+    out.definition.push_str(&format!(" Time series: time-weighted means over bins of {} s.", interval / 1000));
+    Ok(())
+}
+
+fn load_sweep(e: &Experiment, out: &mut Output) -> Result<()> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut jct: HashMap<String, Vec<(f64, f64)>> = HashMap::new();
+    let mut wait: HashMap<String, Vec<(f64, f64)>> = HashMap::new();
+    let several = e.runs.iter().any(|r| r.spec.config.placement != e.runs[0].spec.config.placement);
+    for r in &e.runs {
+        let c = &r.spec.config;
+        let key = if several { format!("{}/{}", c.policy, c.placement) } else { c.policy.to_string() };
+        if !keys.contains(&key) {
+            keys.push(key.clone());
+        }
+        let s = &r.result.summary;
+        jct.entry(key.clone()).or_default().push((r.spec.load, s.jct_ms.mean / 1000.0));
+        wait.entry(key).or_default().push((r.spec.load, s.queue_ms.mean / 1000.0));
+    }
+    let series = |m: &HashMap<String, Vec<(f64, f64)>>| keys.iter().map(|k| (k.clone(), m[k].clone())).collect();
+    out.curves("mean-jct", "load factor", "mean JCT (s)", series(&jct));
+    out.curves("mean-wait", "load factor", "mean wait (s)", series(&wait));
+    out.table("summary", results::summary_table(&e.digests()));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_bins_split_where_the_labels_say() {
+        let at = |g: f64| GPU_BINS[gpu_bin(g)].0;
+        assert_eq!(
+            [at(0.25), at(1.0), at(2.0), at(3.0), at(4.0), at(5.0), at(8.0), at(16.0), at(17.0), at(64.0)],
+            ["<1", "1", "2", "3-4", "3-4", "5-8", "5-8", "9-16", "17+", "17+"]
+        );
+    }
+
+    #[test]
+    fn every_view_declares_the_replay_parameters() {
+        for v in views() {
+            assert!(v.id.starts_with("sim."));
+            assert_eq!(v.params.len(), SimParams::DECLARED.len());
+            assert!(find(v.id).is_some());
+        }
+        assert!(find("pai.wait-by-gpu-type").is_none());
+    }
+}

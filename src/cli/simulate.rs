@@ -1,0 +1,299 @@
+//! `tracelab simulate`: replays a trace (or a CSV job list) under the
+//! schedulers the trace papers compare and prints the per-run summary, the
+//! accounting of every job and the cluster; `--out` also writes the per-job
+//! table and the time series. Options become a validated
+//! `tracelab_workload::Request` and run plan before any work; output goes
+//! through the same renderers as `analyze`.
+
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+
+use tracelab_analysis::{render, Cell, Output};
+
+use super::listing::{self, Entry};
+use super::output::OutputArgs;
+use tracelab_schema::error::{Error, IoContext};
+use tracelab_sim::{Discipline, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};
+use tracelab_workload::results::{self, Digest, RunsWriter};
+use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selection, Source, TraceSel, Window};
+
+/// Replay a trace under scheduling policies.
+///
+/// Answers "what would policy X have done on this trace?": the jobs of an
+/// ingested trace (one job = a PAI task, a Philly job, a Helios job), or of a
+/// CSV job list, replayed by the tracelab-sim engine on the trace's own
+/// machines or a cluster you describe, one run per policy x placement x load.
+/// Prints per run: jobs done, mean/P50/P90/P99 JCT and wait, mean bounded
+/// slowdown, makespan, GPU utilisation, Jain's fairness over users; and every
+/// job left out, by reason. Semantics: docs/simulate.md.
+///
+/// Without --store, the bundled data-samples/ are used (ingested on first
+/// use). Runs go two at a time on two threads (one at PAI scale).
+///
+/// Examples:
+///   tracelab simulate --list
+///   tracelab simulate --trace philly --policy fifo,sjf,srtf,las,qssf --placement pack
+///   tracelab simulate --trace pai --policy fifo,sjf,sjf-predicted --placement pack,spread --out sim/
+///   tracelab simulate --trace philly --window busiest:8h --sample 40 --seed 1 --load 0.5,1,2
+///   tracelab simulate --trace helios:Venus --policy qssf --discipline strict --format json
+///   tracelab simulate --jobs jobs.csv --cluster 4x8 --policy fifo,sjf
+#[derive(Debug, clap::Args)]
+#[command(verbatim_doc_comment)]
+pub struct Args {
+    /// List every policy, discipline, placement, predictor and option with
+    /// the paper or simulator it mirrors.
+    #[arg(long)]
+    list: bool,
+    /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
+    #[arg(long, value_name = "STORE")]
+    store: Option<PathBuf>,
+    /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus).
+    #[arg(long, default_value = "pai", conflicts_with = "jobs")]
+    trace: String,
+    /// Replay this CSV job list instead (columns submit_s, duration_s, gpus
+    /// and optionally job_id, cpus, user, vc, group, gpu_type).
+    #[arg(long, value_name = "FILE.csv")]
+    jobs: Option<PathBuf>,
+    /// Policies, comma-separated (see --list).
+    #[arg(long, default_value = "fifo", value_name = "LIST")]
+    policy: String,
+    /// Placements, comma-separated (see --list).
+    #[arg(long, default_value = "pack", value_name = "LIST")]
+    placement: String,
+    /// strict (head-of-line blocking), greedy (start all that fit) or easy (backfilling).
+    #[arg(long, default_value = "greedy")]
+    discipline: String,
+    /// The history key of sjf-predicted: user, group or user-gpu-type.
+    #[arg(long, default_value = "group")]
+    predictor: String,
+    /// Whose share `fair` balances: vc or user.
+    #[arg(long, default_value = "vc")]
+    fair_by: String,
+    /// Cost of a preemption (srtf, las): helios (7 s / 30 s / 60 s by GPUs), none, or a duration such as 30s.
+    #[arg(long, default_value = "helios")]
+    preempt_overhead: String,
+    /// Progress of jobs sharing a GPU slows by this factor (>= 1).
+    #[arg(long, default_value_t = 1.0)]
+    share_slowdown: f64,
+    /// FROM..TO (RFC 3339 or offsets from the trace start, e.g. 3h..11h), busiest:DURATION, or all.
+    #[arg(long, default_value = "all")]
+    window: String,
+    /// Replay N jobs of the window, drawn uniformly without replacement.
+    #[arg(long, value_name = "N")]
+    sample: Option<usize>,
+    /// Seed of --sample and of the random placement.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Load factors, comma-separated: submission times from the window start divided by each.
+    #[arg(long, default_value = "1", value_name = "LIST")]
+    load: String,
+    /// from-trace, NODESxGPUS (e.g. 100x8) or a .toml file of [[group]] tables.
+    #[arg(long, default_value = "from-trace")]
+    cluster: String,
+    /// A job the cluster can never hold: skip (count it as left out) or error
+    /// [default: skip with from-trace, error otherwise].
+    #[arg(long, value_enum)]
+    unplaceable: Option<Unplaceable>,
+    /// Stop the replay this long after the window start (e.g. 12h); unfinished jobs are counted.
+    #[arg(long, value_name = "DURATION")]
+    until: Option<String>,
+    /// Also write jobs.parquet (one row per job and run), series.parquet,
+    /// summary.csv, left-out.csv and result.json into this folder.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
+    /// Replays run at the same time; each holds its own engine state (about
+    /// 0.4 KB per job), so the default is 2, or 1 above 250,000 jobs.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Unplaceable {
+    Skip,
+    Error,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let sink = args.output.resolve()?;
+    if args.list {
+        sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
+        return Ok(0);
+    }
+    let (req, specs) = plan(&args)?;
+    let store = match &req.source {
+        Source::Trace(_) => Some(super::store::resolve(args.store.as_ref())?),
+        Source::Csv(_) => None,
+    };
+    let prepared = workload::prepare(store.as_ref(), &req)?;
+    let threads = args.threads.unwrap_or(if prepared.workload.jobs.len() > 250_000 { 1 } else { 2 });
+    let digests = execute(&prepared, &specs, threads, args.out.as_deref())?;
+    let mut out = workload::output("simulate", &prepared, &digests);
+    out.params = provenance(&args);
+    if let Some(dir) = &args.out {
+        write_outputs(dir, &out)?;
+    }
+    super::analyze::write(&out, None, &sink)?;
+    Ok(0)
+}
+
+/// The options that shape the result, as the output's parameters (printed
+/// and in result.json), so a result says how to reproduce it.
+fn provenance(a: &Args) -> Vec<(String, String)> {
+    let source = a.jobs.as_ref().map_or(("trace", a.trace.clone()), |p| ("jobs", p.display().to_string()));
+    let sample = a.sample.map_or("all".to_string(), |n| n.to_string());
+    let pairs = [
+        source,
+        ("window", a.window.clone()),
+        ("sample", sample),
+        ("seed", a.seed.to_string()),
+        ("load", a.load.clone()),
+        ("cluster", a.cluster.clone()),
+        ("policy", a.policy.clone()),
+        ("placement", a.placement.clone()),
+        ("discipline", a.discipline.clone()),
+        ("predictor", a.predictor.clone()),
+        ("share-slowdown", a.share_slowdown.to_string()),
+        ("until", a.until.clone().unwrap_or_else(|| "none".into())),
+    ];
+    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+/// Every policy, discipline, placement, predictor and option, as the
+/// `--list` table `analyze` and `query` print (the kind in the scope column).
+fn list() -> Vec<Entry> {
+    let t = workload::catalog::table();
+    t.rows
+        .iter()
+        .map(|row| {
+            let text = |i: usize| match &row[i] {
+                Cell::Str(s) => s.clone(),
+                other => format!("{other:?}"),
+            };
+            Entry {
+                name: text(1),
+                scope: text(0),
+                mirrors: text(2),
+                tables: Vec::new(),
+                params: Vec::new(),
+                summary: text(3),
+            }
+        })
+        .collect()
+}
+
+fn usage(msg: String) -> anyhow::Error {
+    Error::Usage(msg).into()
+}
+
+/// Names in a comma-separated list, each parsed; errors name the option.
+fn names<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: &str) -> anyhow::Result<Vec<T>> {
+    let items: Vec<&str> = raw.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    if items.is_empty() {
+        return Err(usage(format!("--{option}: expected at least one name (see --list)")));
+    }
+    items.iter().map(|s| s.parse::<T>().map_err(|e| usage(format!("--{option} {s}: {e}")))).collect()
+}
+
+fn one<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: &str) -> anyhow::Result<T> {
+    raw.parse::<T>().map_err(|e| usage(format!("--{option} {raw}: {e}")))
+}
+
+/// The validated request and run plan.
+fn plan(a: &Args) -> anyhow::Result<(Request, Vec<workload::RunSpec>)> {
+    let source = match &a.jobs {
+        Some(path) => Source::Csv(path.clone()),
+        None => Source::Trace(TraceSel::parse(&a.trace)?),
+    };
+    let cluster = ClusterSpec::parse(&a.cluster)?;
+    let strict_cluster = match a.unplaceable {
+        Some(u) => u == Unplaceable::Error,
+        None => cluster != ClusterSpec::FromTrace,
+    };
+    let selection = Selection { window: Window::parse(&a.window)?, sample: a.sample, seed: a.seed };
+    if a.sample == Some(0) {
+        return Err(usage("--sample 0: expected at least one job".into()));
+    }
+    let req = Request { source, selection, cluster, strict_cluster };
+    let base = config(a)?;
+    let loads = a.load.split(',').map(select::parse_load).collect::<Result<Vec<f64>, _>>()?;
+    let specs = workload::plan(
+        &names::<Policy>("policy", &a.policy)?,
+        &names::<Placement>("placement", &a.placement)?,
+        &loads,
+        &base,
+    );
+    for s in &specs {
+        s.config.validate().map_err(|e| {
+            usage(format!("--policy {} with --discipline {}: {e}", s.config.policy, s.config.discipline))
+        })?;
+    }
+    Ok((req, specs))
+}
+
+fn config(a: &Args) -> anyhow::Result<SimConfig> {
+    let until = match &a.until {
+        Some(raw) => Some(
+            select::parse_span(raw)
+                .ok_or_else(|| usage(format!("--until {raw}: expected a duration such as 12h or 3d")))?,
+        ),
+        None => None,
+    };
+    let preempt_overhead = match a.preempt_overhead.as_str() {
+        "helios" => PreemptOverhead::Helios,
+        "none" => PreemptOverhead::None,
+        raw => PreemptOverhead::Fixed(select::parse_span(raw).ok_or_else(|| {
+            usage(format!("--preempt-overhead {raw}: expected helios, none or a duration such as 30s"))
+        })?),
+    };
+    if !(a.share_slowdown >= 1.0 && a.share_slowdown.is_finite()) {
+        return Err(usage(format!("--share-slowdown {}: expected a number >= 1", a.share_slowdown)));
+    }
+    Ok(SimConfig {
+        discipline: one::<Discipline>("discipline", &a.discipline)?,
+        predictor: one::<Predictor>("predictor", &a.predictor)?,
+        fair_by: one::<ShareBy>("fair-by", &a.fair_by)?,
+        preempt_overhead,
+        share_slowdown: a.share_slowdown,
+        seed: a.seed,
+        until,
+        ..SimConfig::default()
+    })
+}
+
+/// Runs the plan; with `out`, per-job rows and series are written as each
+/// run finishes, so only two runs' jobs are ever held.
+fn execute(
+    p: &workload::Prepared,
+    specs: &[workload::RunSpec],
+    threads: usize,
+    out: Option<&Path>,
+) -> anyhow::Result<Vec<Digest>> {
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).at(dir)?;
+    }
+    let mut jobs = out.map(|d| RunsWriter::create(&d.join("jobs.parquet"))).transpose()?;
+    let mut series = out.map(|d| RunsWriter::create(&d.join("series.parquet"))).transpose()?;
+    let mut digests = Vec::new();
+    workload::run_all(p, specs, threads, |run| {
+        if let (Some(j), Some(s)) = (jobs.as_mut(), series.as_mut()) {
+            j.write(&results::jobs_frame(p, &run.spec, &run.result)?)?;
+            s.write(&results::series_frame(&run.spec, &run.result.series)?)?;
+        }
+        digests.push(Digest { spec: run.spec, summary: run.result.summary, series: run.result.series });
+        Ok(())
+    })?;
+    jobs.map(RunsWriter::finish).transpose()?;
+    series.map(RunsWriter::finish).transpose()?;
+    Ok(digests)
+}
+
+fn write_outputs(dir: &Path, out: &Output) -> anyhow::Result<()> {
+    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).at(dir.join(name));
+    write("summary.csv", tracelab_present::csv::render(&render::tidy(out, Some("summary"))))?;
+    write("left-out.csv", tracelab_present::csv::render(&render::tidy(out, Some("left-out"))))?;
+    write("result.json", serde_json::to_string_pretty(&out.to_json())? + "\n")?;
+    Ok(())
+}

@@ -1,0 +1,393 @@
+//! `tracelab simulate`: a hand-built Helios trace whose schedules are worked
+//! out by hand (per-VC partitions, strict vs greedy, window, load factor,
+//! busiest window, every row accounted for), the `from-trace` clusters of
+//! data-samples/ against the raw files counted with DuckDB, every policy on
+//! data-samples/ with its summary recomputed from the per-job Parquet with
+//! DuckDB, CSV job lists, `--list`, and bad input.
+
+use std::path::Path;
+
+use polars::prelude::*;
+use serde_json::Value;
+
+use crate::common::{python, read_parquet, root, s, tracelab, tracelab_ok};
+
+/// Venus, 2020-09-01 (times are seconds after midnight):
+///
+/// | job | VC | GPUs | submit | duration | note |
+/// |---|---|---|---|---|---|
+/// | 1 | vcA | 8 | 0 | 100 | |
+/// | 4 | vcB | 8 | 5 | 40 | |
+/// | 2 | vcA | 16 | 10 | 50 | needs both vcA nodes |
+/// | 5 | vcB | 4 | 15 | 10 | |
+/// | 3 | vcA | 8 | 20 | 300 | |
+/// | 6 | vcC | 1 | 30 | 100 | vcC has 4 GPUs: no 8-GPU node |
+/// | 7 | vcA | 0 | 40 | 10 | CPU job |
+/// | 8 | vcA | 24 | 50 | 10 | more than vcA's 16 GPUs |
+///
+/// cluster_gpu_number: vcA 16, vcB 8, vcC 4 on 09-01 (vcA 24 on 09-02, not
+/// used: the window starts on 09-01), so vcA = 2 nodes, vcB = 1, vcC = 0.
+const LOG: &str = "job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue
+1,u1,vcA,8,8,1,COMPLETED,2020-09-01 00:00:00,2020-09-01 00:00:00,2020-09-01 00:01:40,100,0
+4,u2,vcB,8,8,1,COMPLETED,2020-09-01 00:00:05,2020-09-01 00:00:05,2020-09-01 00:00:45,40,0
+2,u1,vcA,16,8,2,COMPLETED,2020-09-01 00:00:10,2020-09-01 00:00:10,2020-09-01 00:01:00,50,0
+5,u2,vcB,4,8,1,FAILED,2020-09-01 00:00:15,2020-09-01 00:00:15,2020-09-01 00:00:25,10,0
+3,u3,vcA,8,8,1,COMPLETED,2020-09-01 00:00:20,2020-09-01 00:00:20,2020-09-01 00:05:20,300,0
+6,u3,vcC,1,8,1,COMPLETED,2020-09-01 00:00:30,2020-09-01 00:00:30,2020-09-01 00:02:10,100,0
+7,u1,vcA,0,8,1,COMPLETED,2020-09-01 00:00:40,2020-09-01 00:00:40,2020-09-01 00:00:50,10,0
+8,u2,vcA,24,8,3,CANCELLED,2020-09-01 00:00:50,2020-09-01 00:00:50,2020-09-01 00:01:00,10,0
+";
+const GPU_NUMBER: &str = "date,vcA,vcB,vcC,total\n2020-09-01,16,8,4,28\n2020-09-02,24,8,4,36\n";
+
+fn tiny_store(dir: &Path) -> String {
+    let venus = dir.join("trace/helios/Venus");
+    std::fs::create_dir_all(&venus).unwrap();
+    std::fs::write(venus.join("cluster_log.csv"), LOG).unwrap();
+    std::fs::write(venus.join("cluster_gpu_number.csv"), GPU_NUMBER).unwrap();
+    let store = dir.join("store");
+    tracelab_ok(&["ingest", s(&dir.join("trace")), "--out", s(&store), "--quiet"]);
+    s(&store).to_string()
+}
+
+/// Runs simulate on the tiny store with `--out`; returns (JSON output, out dir).
+fn run_tiny(dir: &Path, store: &str, name: &str, extra: &[&str]) -> (Value, std::path::PathBuf) {
+    let out = dir.join(name);
+    let mut args = vec!["simulate", "--store", store, "--trace", "helios:Venus", "--format", "json", "--out", s(&out)];
+    args.extend(extra);
+    (serde_json::from_str(&tracelab_ok(&args)).unwrap(), out)
+}
+
+/// `job_id -> (jct_s, wait_s)` of one run from jobs.parquet.
+fn per_job(out: &Path, run: &str) -> Vec<(String, f64, f64)> {
+    let df = read_parquet(&out.join("jobs.parquet"))
+        .lazy()
+        .filter(col("run").eq(lit(run)))
+        .sort(["job_id"], SortMultipleOptions::default())
+        .collect()
+        .unwrap();
+    let ids = df.column("job_id").unwrap().str().unwrap().clone();
+    let jct = df.column("jct_s").unwrap().f64().unwrap().clone();
+    let wait = df.column("wait_s").unwrap().f64().unwrap().clone();
+    (0..df.height()).map(|i| (ids.get(i).unwrap().to_string(), jct.get(i).unwrap(), wait.get(i).unwrap())).collect()
+}
+
+fn part<'a>(out: &'a Value, name: &str) -> &'a Value {
+    out["parts"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap_or_else(|| panic!("no part {name}"))
+}
+
+/// The cell of `column` in the row whose first cell is `first`.
+fn cell<'a>(out: &'a Value, part_name: &str, first: &str, column: &str) -> &'a Value {
+    let p = part(out, part_name);
+    let i = p["columns"].as_array().unwrap().iter().position(|c| c == column).unwrap();
+    let row = p["rows"].as_array().unwrap().iter().find(|r| r[0] == first).unwrap_or_else(|| panic!("no row {first}"));
+    &row[i]
+}
+
+fn ids(rows: &[(String, f64, f64)]) -> Vec<&str> {
+    rows.iter().map(|r| r.0.as_str()).collect()
+}
+
+/// FIFO by hand. vcA (2 x 8 GPUs), strict: job 1 runs 0-100; job 2 (16)
+/// waits for both nodes and blocks job 3 behind it; 2 runs 100-150, 3 runs
+/// 150-450. vcB (1 x 8): 4 runs 5-45, 5 waits to 45, runs 45-55. Greedy: job 3
+/// starts at 20 on the free node (20-320), so job 2 waits until 320 (320-370).
+#[test]
+fn the_tiny_trace_replays_as_worked_out_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tiny_store(dir.path());
+    let (out, o) = run_tiny(dir.path(), &store, "fifo", &["--policy", "fifo", "--discipline", "strict"]);
+    let strict = per_job(&o, "fifo");
+    assert_eq!(ids(&strict), ["Venus/1", "Venus/2", "Venus/3", "Venus/4", "Venus/5"]);
+    let expect = [(100.0, 0.0), (140.0, 90.0), (430.0, 130.0), (40.0, 0.0), (40.0, 30.0)];
+    for (row, (jct, wait)) in strict.iter().zip(expect) {
+        assert_eq!((row.1, row.2), (jct, wait), "{}", row.0);
+    }
+    // Summary: mean JCT (100+140+430+40+40)/5 = 150, mean wait 250/5 = 50.
+    assert_eq!(cell(&out, "summary", "fifo", "mean_jct_s"), 150.0);
+    assert_eq!(cell(&out, "summary", "fifo", "mean_wait_s"), 50.0);
+    assert_eq!(cell(&out, "summary", "fifo", "done"), 5);
+    // Every row accounted for: 5 replayed, job 7 asks no GPU, 6 and 8 unplaceable.
+    let left = |k: &str| cell(&out, "left-out", k, "jobs").as_i64().unwrap();
+    assert_eq!(left("replayed"), 5);
+    assert_eq!(left("left out: asks for no GPU"), 1);
+    assert_eq!(left("left out: unplaceable on the cluster: its VC Venus/vcC has no nodes (fewer than 8 GPUs)"), 1);
+    assert_eq!(
+        left("left out: unplaceable on the cluster: needs 24 GPUs but the nodes it may use have 16 in total"),
+        1
+    );
+    assert_eq!(left("rows read"), 8);
+    // The cluster: two VCs with nodes, from 2020-09-01.
+    let c = part(&out, "cluster");
+    assert_eq!(c["rows"], serde_json::json!([["Venus/vcA", 2, 8, null, ""], ["Venus/vcB", 1, 8, null, ""]]));
+    assert!(out["definition"].as_str().unwrap().contains("Venus 2020-09-01"), "{}", out["definition"]);
+
+    let (_, o) = run_tiny(dir.path(), &store, "greedy", &["--policy", "fifo"]);
+    let greedy = per_job(&o, "fifo");
+    let expect = [(100.0, 0.0), (360.0, 310.0), (300.0, 0.0), (40.0, 0.0), (40.0, 30.0)];
+    for (row, (jct, wait)) in greedy.iter().zip(expect) {
+        assert_eq!((row.1, row.2), (jct, wait), "{}", row.0);
+    }
+}
+
+/// `--load 2` halves the submission times: 1 at 0, 4 at 2.5, 2 at 5, 5 at 7.5,
+/// 3 at 10. Greedy: 3 runs 10-310, so 2 runs 310-360 (JCT 355, wait 305); 5
+/// waits for 4 (2.5-42.5) and runs 42.5-52.5 (JCT 45). `--window 10s..`
+/// keeps 2, 5 and 3 (1 and 4 outside) from 10 s: 2 at 0 runs 0-50, 5 at 5
+/// runs 5-15, 3 at 10 waits for 2: 50-350 (JCT 340).
+#[test]
+fn load_factors_and_windows_move_arrivals_as_worked_out_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tiny_store(dir.path());
+    let (_, o) = run_tiny(dir.path(), &store, "loads", &["--load", "1,2"]);
+    let x2 = per_job(&o, "fifo x2");
+    let expect = [(100.0, 0.0), (355.0, 305.0), (300.0, 0.0), (40.0, 0.0), (45.0, 35.0)];
+    for (row, (jct, wait)) in x2.iter().zip(expect) {
+        assert_eq!((row.1, row.2), (jct, wait), "{}", row.0);
+    }
+    assert_eq!(per_job(&o, "fifo x1")[1].1, 360.0);
+
+    let (out, o) = run_tiny(dir.path(), &store, "window", &["--window", "10s.."]);
+    let w = per_job(&o, "fifo");
+    assert_eq!(ids(&w), ["Venus/2", "Venus/3", "Venus/5"]);
+    assert_eq!(w.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), [(50.0, 0.0), (340.0, 40.0), (10.0, 0.0)]);
+    assert_eq!(cell(&out, "left-out", "left out: submitted outside the window", "jobs"), 2);
+    // The result records how it was made.
+    assert_eq!(
+        (&out["params"]["trace"], &out["params"]["window"]),
+        (&Value::from("helios:Venus"), &Value::from("10s.."))
+    );
+    assert_eq!(cell(&out, "left-out", "rows read", "jobs"), 8);
+}
+
+/// GPU-seconds submitted in each 10-s window starting at a submission: at 0
+/// jobs 1 and 4 (800 + 320), at 5 jobs 4 and 2 (320 + 800), at 10 jobs 2 and
+/// 5 (800 + 40), at 15 jobs 5 and 3 (40 + 2400), at 20 job 3 (2400), at 30
+/// job 6 (100), at 50 job 8 (240): the busiest is [15 s, 25 s), jobs 5 and 3.
+#[test]
+fn the_busiest_window_is_the_one_found_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tiny_store(dir.path());
+    let (out, o) = run_tiny(dir.path(), &store, "busiest", &["--window", "busiest:10s"]);
+    let w = per_job(&o, "fifo");
+    assert_eq!(ids(&w), ["Venus/3", "Venus/5"]);
+    assert_eq!(w.iter().map(|r| (r.1, r.2)).collect::<Vec<_>>(), [(300.0, 0.0), (10.0, 0.0)]);
+    let def = out["definition"].as_str().unwrap();
+    // Helios times are Asia/Shanghai wall-clock times; the store keeps UTC.
+    assert!(def.contains("Window [2020-08-31T16:00:15Z, 2020-08-31T16:00:25Z)"), "{def}");
+}
+
+#[test]
+fn a_seeded_sample_is_reproducible_and_accounted_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tiny_store(dir.path());
+    let (a, oa) = run_tiny(dir.path(), &store, "s1", &["--sample", "3", "--seed", "7"]);
+    let (_, ob) = run_tiny(dir.path(), &store, "s2", &["--sample", "3", "--seed", "7"]);
+    assert_eq!(ids(&per_job(&oa, "fifo")), ids(&per_job(&ob, "fifo")));
+    // 7 candidates (job 7 asks no GPU): 3 drawn, 4 not; of the 3, the
+    // unplaceable ones are counted as such.
+    let left = |k: &str| cell(&a, "left-out", k, "jobs").as_i64().unwrap_or(0);
+    assert_eq!(left("left out: not drawn by the sample"), 4);
+    assert_eq!(left("rows read"), 8);
+    let replayed = left("replayed");
+    let unplaceable: i64 = part(&a, "left-out")["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r[0].as_str().unwrap().contains("unplaceable"))
+        .map(|r| r[1].as_i64().unwrap())
+        .sum();
+    assert_eq!(replayed + unplaceable, 3);
+}
+
+/// The `from-trace` clusters of data-samples/ against the raw files, counted
+/// with DuckDB: PAI GPU machines by type, Philly machines by GPUs, Helios
+/// Venus VCs (GPUs // 8 on the last day at or before the first submission).
+#[test]
+fn from_trace_clusters_match_the_raw_machine_files() {
+    let samples = root().join("data-samples");
+    let expected: Value = serde_json::from_str(&python("tests/crosscheck/sim_clusters.py", &[s(&samples)])).unwrap();
+    for trace in ["pai", "philly", "helios:Venus"] {
+        let out: Value = serde_json::from_str(&tracelab_ok(&[
+            "simulate",
+            "--store",
+            s(crate::common::sample_store()),
+            "--trace",
+            trace,
+            "--format",
+            "json",
+        ]))
+        .unwrap();
+        let rows: Vec<Value> = part(&out, "cluster")["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| serde_json::json!([r[0], r[1], r[2], r[4]]))
+            .collect();
+        assert_eq!(Value::Array(rows), expected[trace], "{trace}");
+    }
+}
+
+/// Every policy on data-samples/ (PAI on 2 x 8 GPUs, where they differ):
+/// rows read = replayed + left out, JCT >= duration, and every summary
+/// number recomputed from jobs.parquet and series.parquet with DuckDB.
+#[test]
+fn every_policy_on_the_samples_matches_duckdb_over_the_per_job_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("sim");
+    let policies = "fifo,sjf,srtf,sjf-predicted,qssf,las,fair";
+    let out: Value = serde_json::from_str(&tracelab_ok(&[
+        "simulate",
+        "--store",
+        s(crate::common::sample_store()),
+        "--trace",
+        "pai",
+        "--cluster",
+        "2x8",
+        "--policy",
+        policies,
+        "--format",
+        "json",
+        "--out",
+        s(&out_dir),
+    ]))
+    .unwrap();
+    let left = part(&out, "left-out")["rows"].as_array().unwrap().clone();
+    let n = |r: &Value| r[1].as_i64().unwrap();
+    let read = n(left.last().unwrap());
+    assert_eq!(left[..left.len() - 1].iter().map(n).sum::<i64>(), read, "replayed + left out = rows read");
+    let duck: Value = serde_json::from_str(&python("tests/crosscheck/simulate.py", &[s(&out_dir), "16"])).unwrap();
+    let summary = part(&out, "summary");
+    let columns: Vec<&str> = summary["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    let mut checked = 0;
+    for row in summary["rows"].as_array().unwrap() {
+        let run = row[0].as_str().unwrap();
+        let d = &duck[run];
+        assert_eq!(d["bad_jct"], 0, "{run}: done jobs with JCT < duration");
+        assert_eq!(d["bad_wait"], 0, "{run}: wait != start - submit without preemption");
+        assert_eq!(d["jobs"].as_i64().unwrap(), n(&left[0]), "{run}: every replayed job has a row");
+        for (c, v) in columns.iter().zip(row.as_array().unwrap()) {
+            let Some(want) = d.get(*c) else { continue };
+            let (x, y) = (v.as_f64().unwrap(), want.as_f64().unwrap());
+            assert!((x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0), "{run} {c}: tracelab {x}, DuckDB {y}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 7 * 15, "every run's 15 recomputed numbers");
+    assert!(out_dir.join("summary.csv").is_file() && out_dir.join("result.json").is_file());
+}
+
+#[test]
+fn a_csv_job_list_replays_on_a_given_cluster() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    // Two 4-GPU jobs on one 4-GPU node: the second waits for the first.
+    std::fs::write(&csv, "job_id,submit_s,duration_s,gpus\na,0,10,4\nb,0,5,4\nc,1,1,0\n").unwrap();
+    let out: Value = serde_json::from_str(&tracelab_ok(&[
+        "simulate",
+        "--jobs",
+        s(&csv),
+        "--cluster",
+        "1x4",
+        "--policy",
+        "fifo,sjf",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    // FIFO: a 0-10, b 10-15: mean JCT (10 + 15) / 2; SJF: b 0-5, a 5-15: (5 + 15) / 2.
+    assert_eq!(cell(&out, "summary", "fifo", "mean_jct_s"), 12.5);
+    assert_eq!(cell(&out, "summary", "sjf", "mean_jct_s"), 10.0);
+    assert_eq!(cell(&out, "left-out", "left out: asks for no GPU", "jobs"), 1);
+}
+
+#[test]
+fn list_names_every_policy_discipline_and_placement() {
+    let out = tracelab_ok(&["simulate", "--list", "--format", "csv"]);
+    for name in [
+        "fifo",
+        "sjf",
+        "srtf",
+        "sjf-predicted",
+        "qssf",
+        "las",
+        "fair",
+        "strict",
+        "greedy",
+        "easy",
+        "pack",
+        "spread",
+        "first-fit",
+        "random",
+        "least-shared",
+        "Tiresias",
+        "Pollux",
+    ] {
+        assert!(out.contains(name), "--list lacks {name}:\n{out}");
+    }
+}
+
+#[test]
+fn bad_input_is_a_usage_error_naming_the_option() {
+    let store = s(crate::common::sample_store()).to_string();
+    let cases: [(&[&str], &str); 7] = [
+        (&["--policy", "fifo,lottery"], "--policy lottery: unknown policy `lottery`; valid names: fifo, sjf"),
+        (&["--placement", "tight"], "--placement tight: unknown placement"),
+        (&["--trace", "philly", "--cluster", "1x8"], "--cluster: job application_"),
+        (&["--cluster", "8"], "--cluster 8: expected from-trace, NODESxGPUS"),
+        (&["--window", "1000d.."], "--window: no job of the trace is submitted in the window"),
+        (&["--window", "busiest"], "--window busiest: expected FROM..TO"),
+        (&["--load", "0"], "--load 0: expected a positive number"),
+    ];
+    for (extra, message) in cases {
+        let mut args = vec!["simulate", "--store", &store];
+        args.extend(extra);
+        let (code, _, stderr) = tracelab(&args);
+        assert_eq!(code, 2, "{extra:?}: {stderr}");
+        assert!(stderr.contains(message), "{extra:?}: expected `{message}` in:\n{stderr}");
+    }
+    let (code, _, stderr) = tracelab(&["simulate", "--store", &store, "--policy", "srtf", "--discipline", "easy"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("easy backfilling needs a non-preemptive policy"), "{stderr}");
+}
+
+/// Each trace's workload rebuilt with DuckDB from the store's canonical
+/// tables (tests/crosscheck/sim_workload.py, from docs/simulate.md's
+/// definitions of one job per trace): the same jobs with the same submission,
+/// duration and GPUs, and the same count per left-out reason.
+#[test]
+fn every_trace_loads_the_jobs_duckdb_rebuilds_from_the_store() {
+    let store = s(crate::common::sample_store()).to_string();
+    for trace in ["pai", "philly", "helios:Venus"] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("sim");
+        let out: Value = serde_json::from_str(&tracelab_ok(&[
+            "simulate",
+            "--store",
+            &store,
+            "--trace",
+            trace,
+            "--cluster",
+            "1000x64",
+            "--unplaceable",
+            "skip",
+            "--format",
+            "json",
+            "--out",
+            s(&out_dir),
+        ]))
+        .unwrap();
+        let duck: Value =
+            serde_json::from_str(&python("tests/crosscheck/sim_workload.py", &[&store, trace, s(&out_dir)])).unwrap();
+        for key in ["missing", "extra", "bad_submit", "bad_duration", "bad_gpus"] {
+            assert_eq!(duck[key], 0, "{trace}: {key}");
+        }
+        let reasons = duck["reasons"].as_object().unwrap();
+        assert!(reasons["replayed"].as_i64().unwrap() > 100, "{trace}: {reasons:?}");
+        for (reason, n) in reasons {
+            let label = if reason == "replayed" { reason.clone() } else { format!("left out: {reason}") };
+            assert_eq!(cell(&out, "left-out", &label, "jobs"), n, "{trace}: {label}");
+        }
+        let rows = part(&out, "left-out")["rows"].as_array().unwrap().len();
+        assert_eq!(rows, reasons.len() + 1, "{trace}: no other reason (the cluster holds every job)");
+    }
+}
