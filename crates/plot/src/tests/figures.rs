@@ -58,8 +58,11 @@ fn a_step_chart_holds_each_value_until_the_next_x() {
 fn a_scatter_chart_draws_a_marker_per_point() {
     let svg = render_ok(&samples::scatter());
     let doc = parse(&svg);
-    // Two series of 150 points, all inside the data-fitted range.
-    assert_eq!(count(group(&doc, "data").unwrap(), "circle"), 300);
+    // Two series of 150 points, all inside the data-fitted range: circles
+    // for the first, squares (4-corner polygons) for the second.
+    let series = groups(&doc, "series");
+    assert_eq!((count(series[0], "circle"), count(series[0], "polygon")), (150, 0));
+    assert_eq!((count(series[1], "circle"), count(series[1], "polygon")), (0, 150));
 }
 
 #[test]
@@ -217,17 +220,41 @@ fn a_twin_axis_chart_labels_both_axes_and_the_right_series() {
     assert!(t.contains(&"utilization".to_string()));
 }
 
+/// How a series looks without colour: its dash pattern and the shape of
+/// its first marker (its corners relative to the first corner, rounded).
+fn grey_style(series: roxmltree::Node) -> (String, String) {
+    let markers = series.descendants().find(|n| n.attribute("class") == Some("markers")).expect("markers");
+    let line = series.children().find(|n| n.has_tag_name("polyline")).expect("a line");
+    let dash = line.attribute("stroke-dasharray").unwrap_or("solid").to_string();
+    let shape = |pts: Vec<(f64, f64)>| {
+        let rel: Vec<String> = pts.iter().map(|p| format!("{:.0},{:.0}", p.0 - pts[0].0, p.1 - pts[0].1)).collect();
+        rel.join(" ")
+    };
+    let marker = markers.descendants().find_map(|n| match n.tag_name().name() {
+        "circle" => Some("circle".to_string()),
+        "polygon" | "polyline" => Some(format!("{} {}", n.tag_name().name(), shape(points(n.attribute("points")?)))),
+        _ => None,
+    });
+    (dash, marker.unwrap_or_default())
+}
+
 #[test]
-fn lines_past_the_eighth_are_dashed() {
+fn line_series_differ_in_dash_or_marker_not_only_in_colour() {
     let svg = render_ok(&samples::many_series());
     let doc = parse(&svg);
-    let dashed = |class: &str| {
-        let g = group(&doc, class).unwrap();
-        g.descendants().filter(|n| n.attribute("stroke-dasharray").is_some()).count()
-    };
-    // Series 9 to 12 in the plot and in the legend.
-    assert_eq!(dashed("data"), 4);
-    assert_eq!(dashed("legend"), 4);
+    let styles: Vec<(String, String)> = groups(&doc, "series").into_iter().map(grey_style).collect();
+    assert_eq!(styles.len(), 12);
+    for (i, a) in styles.iter().enumerate() {
+        assert!(!a.1.is_empty(), "series {i} has no marker");
+        for (j, b) in styles.iter().enumerate().skip(i + 1) {
+            assert_ne!(a, b, "series {i} and {j} look the same in grey");
+        }
+    }
+    // The legend shows each series' dash and marker too: 12 swatch lines
+    // (four solid), 12 markers.
+    let legend = group(&doc, "legend").unwrap();
+    let dashed = legend.descendants().filter(|n| n.attribute("stroke-dasharray").is_some()).count();
+    assert_eq!(dashed, 12 - 3, "series 0, 5 and 10 are solid");
 }
 
 #[test]
@@ -295,9 +322,9 @@ fn a_rotated_label_is_set_along_its_rotated_baseline() {
     assert!(o.iter().all(|p| (p.0 - o[0].0).abs() < 1e-6));
     assert!(o.windows(2).all(|w| w[1].1 < w[0].1));
     // From the first to the last glyph origin: the run's width minus the
-    // last glyph's advance ("s", 1067 units at 12 px = 6.25 px).
+    // last glyph's advance ("s", 1067 units at the 16 px label size = 8.34 px).
     let span = o[0].1 - o[o.len() - 1].1;
-    let expected = text::width("Fraction of jobs", 12.0) - 1067.0 * 12.0 / 2048.0;
+    let expected = text::width("Fraction of jobs", 16.0) - 1067.0 * 16.0 / 2048.0;
     assert!((span - expected).abs() < 0.02, "{span} vs {expected}");
     // The x-axis label is level: same y, x rising.
     let (angle, o) = glyph_origins(&svg, "Job duration");
