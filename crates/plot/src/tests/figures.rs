@@ -395,3 +395,46 @@ fn a_title_is_drawn_and_named() {
     assert!(svg.contains("<title>Jobs per GPU type</title>"));
     assert!(texts(&parse(&svg)).contains(&"Jobs per GPU type".to_string()));
 }
+
+#[test]
+fn a_histogram_draws_its_bins_where_they_are_with_round_ticks() {
+    // Ten bins of width 9.412 from 0 to 94.12 (seaborn's 10 bins from the
+    // minimum to the maximum); one of them has no data.
+    let w = 94.12 / 10.0;
+    let bins: Vec<(f64, f64, f64)> =
+        (0..10).map(|i| (i as f64 * w, (i + 1) as f64 * w, if i == 3 { f64::NAN } else { i as f64 })).collect();
+    let mut c = Chart::new(Kind::Histogram, Axis::linear("Completion rate (%)"), Axis::linear("Users"));
+    c.series = vec![Series::new("", Data::Bins(bins))];
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    // Bins 1..9 but 3 have a height (bin 0 holds 0 users): 8 filled
+    // rectangles (each also outlined in white).
+    let filled = group(&doc, "data").unwrap().descendants().filter(|n| n.has_tag_name("rect"));
+    assert_eq!(filled.filter(|n| n.attribute("fill") != Some("none")).count(), 8);
+    let t = texts_in(group(&doc, "axes").unwrap());
+    assert!(t.contains(&"20".to_string()) && t.contains(&"40".to_string()), "{t:?}");
+    assert!(!t.iter().any(|l| l.contains("9.41") || l.contains("18.8")), "{t:?}");
+}
+
+#[test]
+fn about_becomes_title_and_desc_escaped() {
+    let mut c = samples::cdf_log();
+    c.about = Some(About { title: "Fig <1>".into(), desc: "Definition: a & b; source \u{fffe}".into() });
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    let text_of =
+        |tag: &str| doc.descendants().find(|n| n.has_tag_name(tag)).and_then(|n| n.text()).map(str::to_string);
+    assert_eq!(text_of("title").as_deref(), Some("Fig <1>"));
+    assert_eq!(text_of("desc").as_deref(), Some("Definition: a & b; source \\ufffe"));
+}
+
+#[test]
+fn a_series_marked_as_steps_is_drawn_as_steps_in_a_line_chart() {
+    let mut c = Chart::new(Kind::Line, Axis::linear("x"), Axis::linear("y"));
+    c.series = vec![Series::points("s", vec![(1.0, 0.0), (2.0, 50.0), (3.0, 100.0)]).steps()];
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    let line = group(&doc, "data").unwrap().descendants().find(|n| n.has_tag_name("polyline")).unwrap();
+    // (1, 0) (2, 0) (2, 50) (3, 50) (3, 100).
+    assert_eq!(points(line.attribute("points").unwrap()).len(), 5);
+}
