@@ -135,9 +135,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if !args.quiet {
         let cached =
             if stats.cached_runs > 0 { format!(" ({} from the cache)", stats.cached_runs) } else { String::new() };
+        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
         let skipped = match (stats.skipped_figures, stats.skipped_specs.len()) {
             (0, 0) => String::new(),
-            (f, s) => format!(" ({f} figures and {s} specs skipped: their traces are missing)"),
+            (f, s) => format!(" (skipped for missing traces: {}, {})", n(s, "spec"), n(f, "figure")),
         };
         eprintln!(
             "report: {} figures and {} tables from {} analysis runs{cached}{skipped} -> {}",

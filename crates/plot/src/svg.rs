@@ -455,25 +455,16 @@ pub(crate) fn escape(s: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             '\t' | '\n' => out.push(' '),
-            c if unsafe_char(c) && (c as u32) < 0x100 => {
+            c if text::unsafe_char(c) && (c as u32) < 0x100 => {
                 let _ = write!(out, "\\x{:02x}", c as u32);
             }
-            c if unsafe_char(c) => {
+            c if text::unsafe_char(c) => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
             c => out.push(c),
         }
     }
     out
-}
-
-/// Controls (C0, DEL, C1), bidi embeddings, overrides, isolates and marks,
-/// the line and paragraph separators, and the noncharacters U+FFFE/U+FFFF.
-pub(crate) fn unsafe_char(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        | '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}')
 }
 
 #[cfg(test)]

@@ -62,7 +62,11 @@ const PAI: &[Target] = &[
 /// tests/calibration/philly.py (its tolerances widen at small scale; the
 /// report's do not).
 const PHILLY: &[Target] = &[
-    Target("philly.paper-numbers", Keys::Only(&["killed-or-failed", "gpu-time-pass", "gpu-time-killed", "gpu-time-failed"]), 0.0),
+    Target(
+        "philly.paper-numbers",
+        Keys::Only(&["killed-or-failed", "gpu-time-pass", "gpu-time-killed", "gpu-time-failed"]),
+        0.0,
+    ),
     Target("philly.gpu-util-by-status", Keys::Only(&["mean-in-use"]), 0.0),
     Target("philly.runtime-by-size", Keys::All, 0.0),
     Target("helios.gpu-time-by-status", Keys::Only(&["philly.completed", "philly.canceled", "philly.failed"]), 0.0),
@@ -82,7 +86,8 @@ const HELIOS: &[Target] = &[
 
 /// Helios summary numbers that grow with the trace (helios.py compares
 /// them with the published value x scale).
-const EXTENSIVE: [&str; 6] = ["job_num", "cpu_job_num", "gpu_job_num", "complete_gpu_time", "cancel_gpu_time", "fail_gpu_time"];
+const EXTENSIVE: [&str; 6] =
+    ["job_num", "cpu_job_num", "gpu_job_num", "complete_gpu_time", "cancel_gpu_time", "fail_gpu_time"];
 
 fn targets(trace: Trace) -> &'static [Target] {
     match trace {
@@ -185,8 +190,8 @@ pub fn judge(row: &HeadlineRow, markers: &[Marker]) -> Judged {
     let none = Judged { verdict: Verdict::None, reference: row.published, scaled_by: None };
     let (Some(value), Some(published)) = (row.value, row.published) else { return none };
     let marker = trace_of(&row.analysis, &row.key).and_then(|t| markers.iter().find(|m| m.trace == t));
-    let extensive = row.analysis == "helios.cluster-summary"
-        && EXTENSIVE.iter().any(|k| row.key.rsplit('.').next() == Some(*k));
+    let extensive =
+        row.analysis == "helios.cluster-summary" && EXTENSIVE.iter().any(|k| row.key.rsplit('.').next() == Some(*k));
     let scaled_by = marker.filter(|_| extensive).map(|m| m.scale);
     let reference = published * scaled_by.unwrap_or(1.0);
     let judged = |verdict| Judged { verdict, reference: Some(reference), scaled_by };

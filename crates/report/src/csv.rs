@@ -27,7 +27,9 @@ pub fn chart_csv(chart: &Chart) -> String {
             Data::Points(pts) => {
                 rows.extend(pts.iter().map(|&(x, y)| with_axis(vec![s.label.clone(), data_number(x), data_number(y)])))
             }
-            Data::Bars(bars) => rows.extend(bars.iter().map(|(c, v)| vec![s.label.clone(), c.clone(), data_number(*v)])),
+            Data::Bars(bars) => {
+                rows.extend(bars.iter().map(|(c, v)| vec![s.label.clone(), c.clone(), data_number(*v)]))
+            }
             Data::Bins(bins) => rows.extend(
                 bins.iter().map(|&(lo, hi, v)| vec![s.label.clone(), data_number(lo), data_number(hi), data_number(v)]),
             ),
@@ -45,7 +47,9 @@ pub fn chart_csv(chart: &Chart) -> String {
             }
             Data::Heat { rows: names, cols, values } => {
                 for (name, vals) in names.iter().zip(values) {
-                    rows.extend(cols.iter().zip(vals).map(|(c, v)| vec![name.clone(), data_number(*c), data_number(*v)]));
+                    rows.extend(
+                        cols.iter().zip(vals).map(|(c, v)| vec![name.clone(), data_number(*c), data_number(*v)]),
+                    );
                 }
             }
         }
@@ -92,10 +96,8 @@ mod tests {
     #[test]
     fn points_are_tidy_with_units_in_the_header_and_gaps_empty() {
         let mut c = Chart::new(Kind::Line, Axis::linear("Runtime (s)"), Axis::linear("CDF (%)"));
-        c.series = vec![
-            Series::points("PAI", vec![(0.5, 0.0), (2.0, 100.0)]),
-            Series::points("a,b", vec![(1.0, f64::NAN)]),
-        ];
+        c.series =
+            vec![Series::points("PAI", vec![(0.5, 0.0), (2.0, 100.0)]), Series::points("a,b", vec![(1.0, f64::NAN)])];
         assert_eq!(chart_csv(&c), "series,Runtime (s),CDF (%)\nPAI,0.5,0\nPAI,2,100\n\"a,b\",1,\n");
     }
 

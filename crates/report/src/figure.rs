@@ -46,8 +46,9 @@ pub struct FigureOut {
 pub struct Env {
     /// The traces this report has.
     pub present: Vec<Trace>,
-    /// The others, each with why it is missing ("not in the store").
-    pub missing: Vec<(Trace, String)>,
+    /// What it lacks, by name (traces, and Helios clusters a Helios
+    /// download may leave out), each with why ("not in the store").
+    pub missing: Vec<(String, String)>,
     /// Where the figure's data comes from (for `<desc>`).
     pub source: String,
     /// The analysis's definition and parameters (for `<desc>`).
@@ -57,9 +58,20 @@ pub struct Env {
 }
 
 impl Env {
-    fn why_missing(&self, t: Trace) -> String {
-        let why = self.missing.iter().find(|(m, _)| *m == t).map_or("not in the store", |(_, w)| w.as_str());
-        format!("{} {why}", t.name())
+    /// The missing trace or cluster a series label names, if any: a trace
+    /// (`philly`, `helios/Venus`, `Philly`) the report lacks, or a Helios
+    /// cluster (`helios/Venus`, `Venus multi-GPU`) its Helios data lacks.
+    pub fn absent(&self, label: &str) -> Option<&str> {
+        if let Some(t) = trace_of_label(label).filter(|t| !self.present.contains(t)) {
+            return self.missing.iter().find(|(m, _)| m == t.name()).map(|(m, _)| m.as_str()).or(Some(t.name()));
+        }
+        let words: Vec<&str> = label.split(['/', ' ']).take(2).collect();
+        self.missing.iter().map(|(m, _)| m.as_str()).find(|m| words.contains(m))
+    }
+
+    fn why_missing(&self, name: &str) -> String {
+        let why = self.missing.iter().find(|(m, _)| m == name).map_or("not in the store", |(_, w)| w.as_str());
+        format!("{name} ({why})")
     }
 }
 
@@ -111,8 +123,15 @@ pub fn build(fig: &FigureSpec, out: &Output, env: &Env, notes: &mut Vec<String>)
     })?;
     let problem =
         |what: &str| Error::Usage(format!("figure `{}` ({:?}): part `{}` {what}", fig.id, fig.kind, part.name));
+    if let Body::Table(t) = &part.body {
+        if filter_rows(fig, t)?.rows.is_empty() && fig.rows.values().any(|v| env.absent(v).is_some()) {
+            return Ok(Built::Skip(skip_reason(fig, env)));
+        }
+    }
     let drawn = match (fig.kind, &part.body) {
-        (Kind::Cdf | Kind::Ccdf, Body::Dists { x_label, series }) => charts::dist_chart(fig, x_label, series, env, notes),
+        (Kind::Cdf | Kind::Ccdf, Body::Dists { x_label, series }) => {
+            charts::dist_chart(fig, x_label, series, env, notes)
+        }
         (Kind::Lines | Kind::Steps | Kind::Scatter, Body::Curves { x_label, y_label, series }) => {
             charts::curve_chart(fig, (x_label, y_label), series, env, notes)
         }
@@ -167,13 +186,15 @@ pub fn pick<'a, T>(
     env: &Env,
     notes: &mut Vec<String>,
 ) -> Result<Picked<'a, T>> {
-    let Some(wanted) = &fig.series else { return Ok(Picked::Draw(series.iter().collect())) };
+    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else {
+        return Ok(Picked::Draw(series.iter().collect()));
+    };
     let mut kept = Vec::new();
     let mut left_out = Vec::new();
     for w in wanted {
         match series.iter().find(|(l, _)| l == w) {
             Some(s) => kept.push(s),
-            None if trace_of_label(w).is_some_and(|t| !env.present.contains(&t)) => left_out.push(w.clone()),
+            None if env.absent(w).is_some() => left_out.push(w.clone()),
             None => {
                 let have: Vec<&str> = series.iter().map(|(l, _)| l.as_str()).collect();
                 return Err(Error::Usage(format!(
@@ -204,23 +225,28 @@ fn left_out_or_skip<X>(
     }
     if !left_out.is_empty() {
         let names: Vec<String> = left_out.iter().map(|l| label_of(fig, l)).collect();
-        notes.push(format!("Left out: {} ({}).", names.join(", "), missing_traces(left_out, env)));
+        notes.push(format!("Left out: {}; the report lacks {}.", names.join(", "), missing_traces(left_out, env)));
     }
     Some(kept)
 }
 
-/// "philly not in the store, helios left out by --only" for these labels.
+/// "philly (not in the store), helios (left out by --only)" for these labels.
 fn missing_traces(labels: &[String], env: &Env) -> String {
-    let mut traces: Vec<Trace> = labels.iter().filter_map(|l| trace_of_label(l)).collect();
-    traces.sort();
-    traces.dedup();
-    traces.into_iter().map(|t| env.why_missing(t)).collect::<Vec<_>>().join(", ")
+    let mut names: Vec<&str> = Vec::new();
+    for n in labels.iter().filter_map(|l| env.absent(l)) {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names.into_iter().map(|n| env.why_missing(n)).collect::<Vec<_>>().join(", ")
 }
 
-/// Why a figure has nothing to draw: the traces its series name.
+/// Why a figure has nothing to draw: the traces (or clusters) its series
+/// or row filter name.
 pub fn skip_reason(fig: &FigureSpec, env: &Env) -> String {
-    let labels = fig.series.clone().unwrap_or_default();
-    format!("it draws only series of traces this report lacks ({})", missing_traces(&labels, env))
+    let mut labels = fig.series.as_ref().map(|s| s.get_ref().clone()).unwrap_or_default();
+    labels.extend(fig.rows.values().cloned());
+    format!("it draws only data this report lacks: {}", missing_traces(&labels, env))
 }
 
 /// The pivot values to draw as series (`series` filters and orders them,
@@ -232,13 +258,13 @@ pub fn pivot_labels(
     env: &Env,
     notes: &mut Vec<String>,
 ) -> Result<Option<Vec<String>>> {
-    let Some(wanted) = &fig.series else { return Ok(Some(labels)) };
+    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else { return Ok(Some(labels)) };
     let mut kept = Vec::new();
     let mut left_out = Vec::new();
     for w in wanted {
         if labels.contains(w) {
             kept.push(w.clone());
-        } else if trace_of_label(w).is_some_and(|t| !env.present.contains(&t)) {
+        } else if env.absent(w).is_some() {
             left_out.push(w.clone());
         } else {
             let msg = format!("figure `{}`: no `{column}` value `{w}` (the table has: {})", fig.id, labels.join(", "));
@@ -291,6 +317,24 @@ mod tests {
         Env { present: Trace::ALL.to_vec(), ..Env::default() }
     }
 
+    #[test]
+    fn labels_naming_missing_traces_or_clusters_are_absent() {
+        let env = Env {
+            present: vec![Trace::Pai, Trace::Helios],
+            missing: vec![
+                ("philly".into(), "not in the store".into()),
+                ("Venus".into(), "not in the Helios data".into()),
+            ],
+            ..Env::default()
+        };
+        assert_eq!(env.absent("Philly"), Some("philly"));
+        assert_eq!(env.absent("helios/Venus"), Some("Venus"));
+        assert_eq!(env.absent("Venus multi-GPU"), Some("Venus"));
+        assert_eq!(env.absent("helios/Earth"), None);
+        assert_eq!(env.absent("Venuss multi-GPU"), None);
+        assert_eq!(env.absent("pai"), None);
+    }
+
     fn pivot(extra: &str, env: &Env) -> Result<Option<Vec<tracelab_plot::Series>>> {
         charts::pivot_series(&fig(extra), &long_table(), 1, 0, env, &mut Vec::new())
     }
@@ -312,11 +356,15 @@ mod tests {
 
     #[test]
     fn a_pivot_value_naming_an_absent_trace_is_left_out_and_a_misspelling_is_not() {
-        let pai_only = Env { present: vec![Trace::Pai], missing: vec![(Trace::Philly, "left out by --only".into())], ..Env::default() };
+        let pai_only = Env {
+            present: vec![Trace::Pai],
+            missing: vec![("philly".into(), "left out by --only".into())],
+            ..Env::default()
+        };
         let mut notes = Vec::new();
         let s = charts::pivot_series(&fig("series = [\"A\", \"Philly\"]"), &long_table(), 1, 0, &pai_only, &mut notes);
         assert_eq!(s.unwrap().unwrap().len(), 1);
-        assert_eq!(notes, ["Left out: Philly (philly left out by --only)."]);
+        assert_eq!(notes, ["Left out: Philly; the report lacks philly (left out by --only)."]);
         assert!(pivot("series = [\"Phily\"]", &pai_only).is_err());
         assert_eq!(pivot("series = [\"Philly\"]", &pai_only).unwrap(), None);
     }

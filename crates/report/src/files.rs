@@ -94,4 +94,3 @@ pub fn check(out: &Path, files: &Files) -> Result<Vec<String>> {
     }
     Ok(diffs)
 }
-

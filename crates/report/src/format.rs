@@ -164,7 +164,10 @@ mod tests {
         assert_eq!(number(0.000123456), "1.235e-4");
         assert_eq!(number(f64::NAN), "n/a");
         assert_eq!(number(f64::NEG_INFINITY), "-inf");
-        assert_eq!((signed(1.6), signed(-709.0), percent_change(5.333)), ("+1.6".into(), "-709".into(), "+5.3 %".into()));
+        assert_eq!(
+            (signed(1.6), signed(-709.0), percent_change(5.333)),
+            ("+1.6".into(), "-709".into(), "+5.3 %".into())
+        );
     }
 
     #[test]

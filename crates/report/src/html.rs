@@ -80,8 +80,10 @@ fn banner(reports: &[SpecReport], data: &Data) -> String {
     if !synthetic.is_empty() {
         h.push_str(&synthetic_note(reports, &synthetic));
     }
-    if !data.missing.is_empty() {
-        let missing: Vec<String> = data.missing.iter().map(|(t, why)| format!("{} ({why})", t.name())).collect();
+    if !data.missing.is_empty() || !data.missing_clusters.is_empty() {
+        let traces = data.missing.iter().map(|(t, why)| format!("{} ({why})", t.name()));
+        let clusters = data.missing_clusters.iter().map(|(c, why)| format!("Helios {c} ({why})"));
+        let missing: Vec<String> = traces.chain(clusters).collect();
         h.push_str(&format!(
             "<p>Not in this report: {}. Specs of those traces alone are skipped; figures that compare traces are \
              drawn with the traces there are, and their captions say what is left out.</p>\n",

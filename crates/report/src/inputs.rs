@@ -7,6 +7,7 @@
 
 use serde_json::Value;
 
+use tracelab_schema::raw;
 use tracelab_schema::synthetic::Marker;
 use tracelab_schema::Trace;
 
@@ -30,7 +31,8 @@ impl TraceData {
     pub fn origin(&self) -> String {
         match &self.marker {
             Some(m) => {
-                let corrupt = m.corrupt.map_or(String::new(), |c| format!(", {} % of rows corrupted", number(100.0 * c)));
+                let corrupt =
+                    m.corrupt.map_or(String::new(), |c| format!(", {} % of rows corrupted", number(100.0 * c)));
                 format!("synthetic (tracelab synth {}, scale {}, seed {}{corrupt})", m.version, number(m.scale), m.seed)
             }
             None => "official download (no tracelab synth marker)".into(),
@@ -56,7 +58,8 @@ pub fn trace_data(manifests: &[(String, Value)]) -> Vec<TraceData> {
         .filter_map(|(name, m)| {
             let trace = Trace::from_name(name)?;
             let notes = m["notes"].as_array().cloned().unwrap_or_default();
-            let marker = notes.iter().filter_map(Value::as_str).find_map(Marker::from_note).filter(|k| k.trace == trace);
+            let marker =
+                notes.iter().filter_map(Value::as_str).find_map(Marker::from_note).filter(|k| k.trace == trace);
             let tables = m["tables"].as_array().cloned().unwrap_or_default();
             let tables = tables
                 .iter()
@@ -81,6 +84,20 @@ pub fn missing(present: &[Trace], only: Option<&[Trace]>) -> Vec<(Trace, String)
         _ => "not in the store",
     };
     Trace::ALL.iter().filter(|t| !present.contains(t)).map(|t| (*t, why(t).to_string())).collect()
+}
+
+/// The Helios clusters a Helios download lacks (it may hold any subset of
+/// the four), from the sources of its jobs table (`helios/Earth/cluster_log.csv`
+/// or `data.zip!data/Earth/cluster_log.csv`).
+pub fn missing_clusters(manifests: &[(String, Value)]) -> Vec<(String, String)> {
+    let Some((_, m)) = manifests.iter().find(|(t, _)| t == "helios") else { return Vec::new() };
+    let tables = m["tables"].as_array().cloned().unwrap_or_default();
+    let source = tables.iter().find(|t| t["table"] == "jobs").and_then(|t| t["source"].as_str()).unwrap_or("");
+    raw::helios::CLUSTERS
+        .iter()
+        .filter(|c| !source.contains(&format!("{c}/{}", raw::helios::CLUSTER_LOG.file)))
+        .map(|c| (c.to_string(), "not in the Helios data".to_string()))
+        .collect()
 }
 
 /// "PAI: synthetic (...); Philly: official download" for the traces of a
@@ -126,6 +143,16 @@ mod tests {
         assert_eq!(markers(&data), vec![marker]);
         let line = source_line(&data, &["philly".into()]);
         assert_eq!(line, "philly official download (no tracelab synth marker)");
+    }
+
+    #[test]
+    fn helios_clusters_missing_from_a_download_are_named() {
+        let helios = json!({ "tables": [{ "table": "jobs",
+            "source": "helios/Earth/cluster_log.csv, helios/data.zip!data/Venus/cluster_log.csv" }] });
+        let m = missing_clusters(&[("helios".into(), helios)]);
+        let names: Vec<&str> = m.iter().map(|(c, _)| c.as_str()).collect();
+        assert_eq!(names, ["Saturn", "Uranus"]);
+        assert!(missing_clusters(&[]).is_empty());
     }
 
     #[test]

@@ -118,11 +118,24 @@ impl FigureReport {
 
 /// Progress events for the CLI to print.
 pub enum Event<'a> {
-    Skipped { spec: &'a str, why: &'a str },
+    Skipped {
+        spec: &'a str,
+        why: &'a str,
+    },
     /// A figure skipped or drawn without some series, or a spec drawn
     /// without some of its traces.
-    Note { spec: &'a str, figure: Option<&'a str>, text: &'a str },
-    Ran { analysis: &'a str, index: usize, total: usize, seconds: f64, cached: bool },
+    Note {
+        spec: &'a str,
+        figure: Option<&'a str>,
+        text: &'a str,
+    },
+    Ran {
+        analysis: &'a str,
+        index: usize,
+        total: usize,
+        seconds: f64,
+        cached: bool,
+    },
 }
 
 /// How the run went.
@@ -145,6 +158,8 @@ pub struct Data {
     pub store: Store,
     pub present: Vec<Trace>,
     pub missing: Vec<(Trace, String)>,
+    /// Helios clusters the Helios data lacks, with why.
+    pub missing_clusters: Vec<(String, String)>,
     pub traces: Vec<inputs::TraceData>,
     pub manifests: Vec<(String, Value)>,
 }
@@ -159,7 +174,8 @@ impl Data {
         let missing = inputs::missing(&present, plan.only.as_deref());
         let manifests = manifests(&store);
         let traces = inputs::trace_data(&manifests);
-        Data { store, present, missing, traces, manifests }
+        let missing_clusters = inputs::missing_clusters(&manifests);
+        Data { store, present, missing, missing_clusters, traces, manifests }
     }
 }
 

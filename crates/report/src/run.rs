@@ -31,13 +31,13 @@ pub fn skip_or_empty<'a>(spec: &'a Spec, data: &Data) -> SpecReport<'a> {
         .missing
         .iter()
         .filter(|(t, _)| wanted.contains(t))
-        .map(|(t, why)| format!("{} {why}", t.name()))
+        .map(|(t, why)| format!("{} ({why})", t.name()))
         .collect();
     let have = wanted.iter().any(|t| data.present.contains(t));
-    let skipped = (!have).then(|| format!("none of its traces is in this report ({})", lacking.join(", ")));
+    let skipped = (!have).then(|| format!("none of its traces is in this report: {}", lacking.join(", ")));
     let notes = if have && !lacking.is_empty() {
         vec![format!(
-            "Drawn with the traces this report has: {} (their series and figures are left out).",
+            "Drawn without {}: their series are left out of the figures, and figures of theirs alone are skipped.",
             lacking.join(", ")
         )]
     } else {
@@ -52,7 +52,7 @@ pub fn run_all(plan: &Plan, data: &Data, reports: &mut [SpecReport], progress: &
     let runs = group_runs(plan, reports);
     // The reasons for missing traces are part of the figures' notes, so
     // they are part of the cache's identity too.
-    let fingerprint = format!("{}{:?}", store_fingerprint(&data.store), data.missing);
+    let fingerprint = format!("{}{:?}{:?}", store_fingerprint(&data.store), data.missing, data.missing_clusters);
     let cache = Cache::new(data.store.root(), &fingerprint, plan.cache);
     let ctx = Ctx::new(data.store.clone(), plan.philly_runtime_csv.clone());
     let mut stats = Stats::default();
@@ -134,7 +134,12 @@ impl Run<'_> {
             let spec = &self.plan.specs[s];
             let fig = spec.body.figures[f].get_ref();
             let env = self.env(spec, &entry);
-            let r = figure::render(fig, &out, &env).map_err(|e| spec.error_at(spec.body.figures[f].span(), &e.to_string()))?;
+            let r = figure::render(fig, &out, &env).map_err(|e| {
+                let msg = e.to_string();
+                // A series the part lacks is the `series` line's fault.
+                let series = fig.series.as_ref().filter(|_| msg.contains(": no series `") || msg.contains(" value `"));
+                spec.error_at(series.map_or_else(|| spec.body.figures[f].span(), |s| s.span()), &msg)
+            })?;
             self.cache.put_fig(k, &r);
             figs.push(r);
         }
@@ -145,9 +150,10 @@ impl Run<'_> {
     fn env(&self, spec: &Spec, entry: &RunEntry) -> Env {
         let params: Vec<String> = entry.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
         let params = if params.is_empty() { String::new() } else { format!(" Parameters: {}.", params.join(", ")) };
+        let traces = self.data.missing.iter().map(|(t, why)| (t.name().to_string(), why.clone()));
         Env {
             present: self.data.present.clone(),
-            missing: self.data.missing.clone(),
+            missing: traces.chain(self.data.missing_clusters.iter().cloned()).collect(),
             source: source_line(&self.data.traces, &spec.body.traces),
             definition: format!("{}{params}", entry.definition),
             markers: markers(&self.data.traces),

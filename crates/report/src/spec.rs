@@ -82,8 +82,11 @@ pub struct FigureSpec {
     pub y: AxisSpec,
     /// Twin right axis (curves) or the colour scale (heat).
     pub y2: Option<AxisSpec>,
-    /// Series to draw, in order (default: all, in the analysis's order).
-    pub series: Option<Vec<String>>,
+    /// Series to draw, in order (default: all, in the analysis's order). A
+    /// series naming a trace (`pai`, `helios/Venus`) or Helios cluster the
+    /// report lacks is left out with a note; any other series the part lacks
+    /// is an error at this line.
+    pub series: Option<Spanned<Vec<String>>>,
     /// Series drawn against the right axis.
     #[serde(default)]
     pub right: Vec<String>,

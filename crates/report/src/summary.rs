@@ -61,7 +61,14 @@ pub fn judged_table(rows: &[HeadlineRow], markers: &[Marker]) -> TextTable {
         .iter()
         .map(|r| {
             let j = judge(r, markers);
-            vec![r.label.clone(), opt(r.value), j.reference_text(r.published), j.mark(), r.unit.clone(), r.source.clone()]
+            vec![
+                r.label.clone(),
+                opt(r.value),
+                j.reference_text(r.published),
+                j.mark(),
+                r.unit.clone(),
+                r.source.clone(),
+            ]
         })
         .collect();
     TextTable { columns, rows }
@@ -122,7 +129,9 @@ pub fn json(specs: &[SpecReport], data: &Data, version: &str) -> String {
                     "real_files": d.real_files(), "rows": rows, "rejected": d.rejected })
         })
         .collect();
-    let missing: Vec<Value> = data.missing.iter().map(|(t, why)| json!({ "trace": t.name(), "why": why })).collect();
+    let traces_missing = data.missing.iter().map(|(t, why)| json!({ "trace": t.name(), "why": why }));
+    let clusters = data.missing_clusters.iter().map(|(c, why)| json!({ "trace": "helios", "cluster": c, "why": why }));
+    let missing: Vec<Value> = traces_missing.chain(clusters).collect();
     let inputs: Vec<Value> = data.manifests.iter().map(|(t, m)| json!({ "trace": t, "manifest": m })).collect();
     let v = json!({ "tracelab_version": version, "data": traces, "missing": missing, "tolerance": TOLERANCE_RULE,
                     "specs": specs, "inputs": inputs });
@@ -172,6 +181,9 @@ pub fn markdown(specs: &[SpecReport], data: &Data, version: &str) -> String {
     }
     for (t, why) in &data.missing {
         md.push_str(&format!("- {}: {why}\n", t.name()));
+    }
+    for (c, why) in &data.missing_clusters {
+        md.push_str(&format!("- Helios {c}: {why}\n"));
     }
     md.push_str(&format!("\n{}\n", md_cell(TOLERANCE_RULE)));
     let markers = markers(&data.traces);

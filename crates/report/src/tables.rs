@@ -76,7 +76,16 @@ pub fn quantile_table(
         .into_iter()
         .map(|(label, d)| {
             let q = |p: f64| number(d.quantile(p) / div);
-            vec![label_of(fig, label), d.n().to_string(), number(d.mean() / div), q(0.1), q(0.5), q(0.9), q(0.99), q(1.0)]
+            vec![
+                label_of(fig, label),
+                d.n().to_string(),
+                number(d.mean() / div),
+                q(0.1),
+                q(0.5),
+                q(0.9),
+                q(0.99),
+                q(1.0),
+            ]
         })
         .collect();
     Ok(Some(TextTable { columns, rows }))

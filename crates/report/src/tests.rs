@@ -157,7 +157,7 @@ fn series_of_absent_traces_are_left_out_and_misspelled_ones_are_errors() {
     out.dists("p", "Runtime (s)", vec![("pai".into(), d()), ("helios/Venus".into(), d())]);
     let pai_only = Env {
         present: vec![Trace::Pai],
-        missing: vec![(Trace::Philly, "left out by --only".into()), (Trace::Helios, "not in the store".into())],
+        missing: vec![("philly".into(), "left out by --only".into()), ("helios".into(), "not in the store".into())],
         ..Env::default()
     };
     let fig = figure("series = [\"pai\", \"philly\", \"helios/Venus\"]\nrename = { philly = \"Philly\" }\n", "cdf");
@@ -166,11 +166,11 @@ fn series_of_absent_traces_are_left_out_and_misspelled_ones_are_errors() {
     // pai and helios/Venus are in the part and drawn; only what the part
     // lacks (philly, whose trace is absent) is left out, with a note.
     assert_eq!(c.series.len(), 2);
-    assert!(notes.iter().any(|n| n == "Left out: Philly (philly left out by --only)."), "{notes:?}");
+    assert!(notes.iter().any(|n| n == "Left out: Philly; the report lacks philly (left out by --only)."), "{notes:?}");
     // Nothing left: the figure is skipped and says why.
     let only_philly = figure("series = [\"philly\"]\n", "cdf");
     let (b, _) = build_in(&only_philly, &out, &pai_only);
-    assert!(matches!(b.unwrap(), Built::Skip(why) if why.contains("philly left out by --only")));
+    assert!(matches!(b.unwrap(), Built::Skip(why) if why.contains("philly (left out by --only)")));
     // A misspelled trace is not a trace: still an error.
     let typo = figure("series = [\"phily\"]\n", "cdf");
     assert!(build_in(&typo, &out, &pai_only).0.unwrap_err().to_string().contains("no series `phily`"));

@@ -277,6 +277,23 @@ fn strings_from_the_data_are_escaped() {
 }
 
 #[test]
+fn controls_noncharacters_and_bidi_overrides_are_drawn_and_named_escaped() {
+    // A VC name with ESC, U+FFFE and U+202E: the file stays XML, the label
+    // reads `vc\x1b\ufffe\u202ex` in the glyphs and in its aria-label.
+    let name = "vc\u{1b}\u{fffe}\u{202e}x";
+    let mut c =
+        Chart::new(Kind::Bars { horizontal: false, mode: BarMode::Grouped }, Axis::category("vc"), Axis::linear("n"));
+    c.series = vec![Series::bars("s", vec![(name.into(), 1.0)])];
+    let svg = render_ok(&c);
+    assert!(!svg.contains('\u{1b}') && !svg.contains('\u{fffe}') && !svg.contains('\u{202e}'));
+    let doc = parse(&svg);
+    let shown = "vc\\x1b\\ufffe\\u202ex";
+    let label = doc.descendants().find(|n| n.attribute("aria-label") == Some(shown)).expect("escaped label");
+    // One glyph per character of the escaped text.
+    assert_eq!(label.children().filter(|n| n.has_tag_name("use")).count(), shown.chars().count());
+}
+
+#[test]
 fn every_sample_renders_to_the_same_bytes_twice() {
     for (name, chart) in samples::all() {
         let a = render(&chart).unwrap();
