@@ -12,6 +12,8 @@ mod ingest;
 mod malformed;
 mod query;
 mod report;
+mod report_files;
+mod report_traces;
 mod schema;
 mod synth;
 mod tables;

@@ -17,7 +17,7 @@ use tracelab_plot::{self as plot, Axis, BarMode, BoxStats, Chart, Data, Legend, 
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
-use super::figure::{label_of, pick, pivot_labels, Env, Picked};
+use super::figure::{label_of, pick, pivot_labels, skip_reason, Env};
 use super::format::{cell_text, number};
 use super::spec::{AxisSpec, FigureSpec, Kind};
 use super::tables::{cell_f64, column};
@@ -95,10 +95,7 @@ pub fn dist_chart(
     env: &Env,
     notes: &mut Vec<String>,
 ) -> Result<Drawn> {
-    let picked = match pick(fig, series, env, notes)? {
-        Picked::Draw(p) => p,
-        Picked::Skip(why) => return Ok(Drawn::Skip(why)),
-    };
+    let Some(picked) = pick(fig, series, env, notes)? else { return Ok(Drawn::Skip(skip_reason(fig, env))) };
     let ccdf = fig.kind == Kind::Ccdf;
     let (y_label, y_scale) =
         if ccdf { ("Share of samples above x (%)", Scale::Log) } else { ("CDF (%)", Scale::Linear) };
@@ -169,10 +166,7 @@ pub fn curve_chart(
     env: &Env,
     notes: &mut Vec<String>,
 ) -> Result<Drawn> {
-    let picked = match pick(fig, series, env, notes)? {
-        Picked::Draw(p) => p,
-        Picked::Skip(why) => return Ok(Drawn::Skip(why)),
-    };
+    let Some(picked) = pick(fig, series, env, notes)? else { return Ok(Drawn::Skip(skip_reason(fig, env))) };
     let kind = match fig.kind {
         Kind::Steps => plot::Kind::Step,
         Kind::Scatter => plot::Kind::Scatter,
@@ -264,7 +258,7 @@ pub fn bar_chart(fig: &FigureSpec, t: &ResultTable, env: &Env, notes: &mut Vec<S
     if let Some(p) = &fig.pivot {
         match pivot_series(fig, t, cat, column(fig, t, p)?, env, notes)? {
             Some(series) => chart.series = series,
-            None => return Ok(Drawn::Skip(super::figure::skip_reason(fig, env))),
+            None => return Ok(Drawn::Skip(skip_reason(fig, env))),
         }
     } else {
         for name in fig.columns.as_deref().unwrap_or_default() {

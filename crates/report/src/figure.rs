@@ -171,23 +171,18 @@ pub fn trace_of_label(label: &str) -> Option<Trace> {
     Trace::from_name(&label.split('/').next().unwrap_or(label).to_ascii_lowercase())
 }
 
-/// The series the figure asks for, or why it cannot draw any.
-pub enum Picked<'a, T> {
-    Draw(Vec<&'a (String, T)>),
-    Skip(String),
-}
-
 /// The series the figure asks for, in its order (all when unspecified).
 /// A named series the part lacks is an error unless it names an absent
-/// trace: then it is left out with a note.
+/// trace: then it is left out with a note. None: every series it names is
+/// left out, so the figure is skipped (see [`skip_reason`]).
 pub fn pick<'a, T>(
     fig: &FigureSpec,
     series: &'a [(String, T)],
     env: &Env,
     notes: &mut Vec<String>,
-) -> Result<Picked<'a, T>> {
+) -> Result<Option<Vec<&'a (String, T)>>> {
     let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else {
-        return Ok(Picked::Draw(series.iter().collect()));
+        return Ok(Some(series.iter().collect()));
     };
     let mut kept = Vec::new();
     let mut left_out = Vec::new();
@@ -205,10 +200,7 @@ pub fn pick<'a, T>(
             }
         }
     }
-    Ok(match left_out_or_skip(fig, env, kept, &left_out, notes) {
-        Some(kept) => Picked::Draw(kept),
-        None => Picked::Skip(skip_reason(fig, env)),
-    })
+    Ok(left_out_or_skip(fig, env, kept, &left_out, notes))
 }
 
 /// `kept` with a note naming what was left out, or None (skip the figure)

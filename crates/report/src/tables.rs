@@ -9,7 +9,7 @@ use tracelab_analysis::{Cell, ResultTable};
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
-use super::figure::{label_of, pick, Env, Picked};
+use super::figure::{label_of, pick, Env};
 use super::format::{cell_text, number};
 use super::spec::FigureSpec;
 
@@ -66,10 +66,7 @@ pub fn quantile_table(
     env: &Env,
     notes: &mut Vec<String>,
 ) -> Result<Option<TextTable>> {
-    let picked = match pick(fig, series, env, notes)? {
-        Picked::Draw(p) => p,
-        Picked::Skip(_) => return Ok(None),
-    };
+    let Some(picked) = pick(fig, series, env, notes)? else { return Ok(None) };
     let columns = ["series", "n", "mean", "p10", "p50", "p90", "p99", "max"].map(String::from).to_vec();
     let div = fig.x_div.unwrap_or(1.0);
     let rows = picked
