@@ -2,8 +2,8 @@
 //! chart model holds (after the presentation steps the caption names: CDF
 //! points, bin means, unit rescaling, gaps), one observation per row, with
 //! the axis labels (which carry the units) in the header. No data (a gap)
-//! is an empty field. Text is quoted per RFC 4180, numbers are the shortest
-//! text that reads back as the same float.
+//! is an empty field. Text is kept exact (as tracelab's other data writers
+//! keep it) and quoted per RFC 4180; numbers have twelve significant digits.
 
 use tracelab_plot::{Chart, Data, YAxis};
 
