@@ -8,21 +8,25 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use tracelab_ingest::{self as ingest, Plan as IngestPlan};
-use tracelab_report::{self as report, Event, Plan, Spec};
+use tracelab_report::{self as report, Event, Formats, Plan, Spec};
 use tracelab_schema::error::Error;
+use tracelab_schema::Trace;
 use tracelab_store::Store;
 
 /// Render the papers' figures from the traces in DIR as an HTML report.
 ///
 /// Ingests DIR (cached: unchanged inputs are not read again), runs every
-/// analysis the specs name, and writes OUT/index.html (figures with
-/// captions, headline numbers beside the published ones, the input
-/// manifest), OUT/summary.md, OUT/summary.json and one SVG per figure.
-/// The specs are notebooks-equivalents/{pai-nsdi22,philly-atc19,
-/// helios-sc21,cross-trace}.toml (built in); a spec whose trace is not
-/// in the store is skipped. The output depends only on the inputs, the
-/// specs and the tracelab version, byte for byte (no dates unless
-/// --stamp).
+/// analysis the specs name, and writes OUT/index.html (what the data is,
+/// figures with captions, headline numbers beside the published ones, the
+/// input manifest), OUT/summary.md, OUT/summary.json and per figure an SVG
+/// and a CSV of its points (PNG and PDF with --formats). The specs are
+/// notebooks-equivalents/{pai-nsdi22,philly-atc19,helios-sc21,
+/// cross-trace}.toml (built in). Any subset of the three traces works: a
+/// spec, figure or series whose trace is not in the store (or not in
+/// --only) is skipped with a note in the report and on stderr, and
+/// cross-trace figures are drawn with the traces there are. The output
+/// depends only on the inputs, the specs and the tracelab version, byte
+/// for byte (no dates unless --stamp).
 ///
 /// Cost: the ingest (once), then every analysis once; results are cached
 /// in <STORE>/.cache/report, so an unchanged store re-renders in seconds.
@@ -31,6 +35,8 @@ use tracelab_store::Store;
 ///   tracelab report
 ///   tracelab report ~/traces --out ~/pai-report
 ///   tracelab report ~/traces --spec notebooks-equivalents/pai-nsdi22.toml
+///   tracelab report --only pai,philly --out /tmp/pai-philly
+///   tracelab report --formats svg,png,pdf --out /tmp/paper-figures
 ///   tracelab report --check
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
@@ -48,6 +54,15 @@ pub struct Args {
     /// A spec to render instead of the built-in ones (repeatable)
     #[arg(long = "spec", value_name = "FILE")]
     specs: Vec<PathBuf>,
+    /// Report on these traces only, as if the store held nothing else
+    /// (comma-separated) [default: every trace in the store]
+    #[arg(long, value_name = "TRACES", value_delimiter = ',', value_enum)]
+    only: Vec<TraceArg>,
+    /// Figure formats to write (comma-separated); svg (with the CSV of the
+    /// plotted points) is always written, png (2x) and pdf are drawn from
+    /// the same SVG
+    #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_enum, default_value = "svg")]
+    formats: Vec<FormatArg>,
     /// Regenerate (without the cache) and compare with OUT byte for byte;
     /// exit 1 listing every difference, writing nothing
     #[arg(long)]
@@ -63,14 +78,44 @@ pub struct Args {
     quiet: bool,
 }
 
+/// A trace `--only` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum TraceArg {
+    Pai,
+    Philly,
+    Helios,
+}
+
+impl TraceArg {
+    fn trace(self) -> Trace {
+        match self {
+            TraceArg::Pai => Trace::Pai,
+            TraceArg::Philly => Trace::Philly,
+            TraceArg::Helios => Trace::Helios,
+        }
+    }
+}
+
+/// A figure format `--formats` can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum FormatArg {
+    Svg,
+    Png,
+    Pdf,
+}
+
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let specs = load_specs(&args.specs)?;
     let store = resolve_store(&args)?;
+    let only = only(&args.only, &store)?;
+    let formats = Formats { png: args.formats.contains(&FormatArg::Png), pdf: args.formats.contains(&FormatArg::Pdf) };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));
     let stamp = args.stamp.then(|| chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC").to_string());
     let plan = Plan {
         store,
         specs,
+        only,
+        formats,
         cache: !(args.no_cache || args.check),
         stamp,
         philly_runtime_csv: super::analyze::philly_runtime_csv(),
@@ -89,8 +134,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if !args.quiet {
         let cached =
             if stats.cached_runs > 0 { format!(" ({} from the cache)", stats.cached_runs) } else { String::new() };
+        let n = |k: usize, what: &str| format!("{k} {what}{}", if k == 1 { "" } else { "s" });
+        let skipped = match (stats.skipped_figures, stats.skipped_specs.len()) {
+            (0, 0) => String::new(),
+            (f, s) => format!(" (skipped for missing traces: {}, {})", n(s, "spec"), n(f, "figure")),
+        };
         eprintln!(
-            "report: {} figures and {} tables from {} analysis runs{cached} -> {}",
+            "report: {} figures and {} tables from {} analysis runs{cached}{skipped} -> {}",
             stats.figures,
             stats.tables,
             stats.runs,
@@ -103,11 +153,33 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 fn describe(e: &Event) -> String {
     match e {
         Event::Skipped { spec, why } => format!("note: spec {spec} skipped: {why}"),
+        Event::Note { spec, figure: Some(figure), text } => format!("note: {spec}/{figure}: {text}"),
+        Event::Note { spec, figure: None, text } => format!("note: spec {spec}: {text}"),
         Event::Ran { analysis, index, total, seconds, cached } => {
             let how = if *cached { "cached".to_string() } else { format!("{seconds:.1} s") };
             format!("[{index:>2}/{total}] {analysis} ({how})")
         }
     }
+}
+
+/// The `--only` traces, checked against the store: naming only traces it
+/// lacks would leave nothing to report (a usage error, exit 2).
+fn only(only: &[TraceArg], store: &Store) -> anyhow::Result<Option<Vec<Trace>>> {
+    if only.is_empty() {
+        return Ok(None);
+    }
+    let traces: Vec<Trace> = only.iter().map(|t| t.trace()).collect();
+    if !traces.iter().any(|t| store.has_trace(*t)) {
+        let has: Vec<&str> = Trace::ALL.iter().filter(|t| store.has_trace(**t)).map(|t| t.name()).collect();
+        let asked: Vec<&str> = traces.iter().map(|t| t.name()).collect();
+        return Err(Error::Usage(format!(
+            "--only {}: the store holds none of these (it holds {})",
+            asked.join(","),
+            has.join(", ")
+        ))
+        .into());
+    }
+    Ok(Some(traces))
 }
 
 fn load_specs(paths: &[PathBuf]) -> anyhow::Result<Vec<Spec>> {

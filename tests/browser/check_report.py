@@ -3,14 +3,17 @@
 
 Usage: check_report.py REPORT_DIR SCREENSHOT.png
 
-1. Every SVG the report references parses as XML, has a viewBox/size and draws something (paths or images).
-2. A copy of index.html with a small probe script appended is loaded by `chromium --headless --dump-dom`;
-   the probe records every resource that failed to load, every script error and every <img> that did not
-   decode (naturalWidth == 0), and writes the verdict into the DOM, which this script reads back.
-3. A full-page screenshot of the unmodified index.html is written to SCREENSHOT.png and decoded here
-   (stdlib zlib) to check that it is not blank: enough non-white pixels and distinct colours.
+1. Every SVG the report references parses as XML, has a viewBox/size and draws something (paths or images),
+   with its text as outlines (no <text>).
+2. index.html, unmodified, is loaded in headless Chromium driven over the DevTools protocol (through
+   --remote-debugging-pipe, so no network port and no third-party module): every resource that fails to
+   load, every script error and every <img> that does not decode (naturalWidth == 0) is a failure.
+3. A full-page screenshot (the whole index, however tall: the viewport is set to the page's height and
+   the capture goes beyond it) is written to SCREENSHOT.png, and a thumbnail of the same page is decoded
+   here (stdlib zlib) to check that the page is not blank: enough non-white pixels and distinct colours.
 Prints a one-line verdict per check; exits 1 on any failure. Needs `chromium` (Debian package) on PATH.
 """
+import base64
 import json
 import os
 import re
@@ -18,29 +21,14 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
+import time
 import xml.etree.ElementTree as ET
 import zlib
 
-PROBE = r"""
-<script>
-(function () {
-  var failed = [];
-  window.addEventListener('error', function (e) {
-    var t = e.target || {};
-    failed.push((t.src || t.href || e.message || 'error') + '');
-  }, true);
-  window.addEventListener('load', function () {
-    var imgs = Array.prototype.slice.call(document.images);
-    var broken = imgs.filter(function (i) { return !i.complete || i.naturalWidth === 0; })
-                     .map(function (i) { return i.getAttribute('src'); });
-    var out = document.createElement('pre');
-    out.id = 'tracelab-probe';
-    out.textContent = JSON.stringify({images: imgs.length, broken: broken, errors: failed});
-    document.body.appendChild(out);
-  });
-})();
-</script>
-"""
+WIDTH = 1280
+# A page taller than this is cut (Chromium's largest texture); the report is far shorter.
+MAX_HEIGHT = 200000
 
 
 def chromium():
@@ -48,13 +36,7 @@ def chromium():
         path = shutil.which(name)
         if path:
             return path
-    sys.exit("chromium not found: install the Debian package `chromium` (.ci/run does)")
-
-
-def run_chromium(args, timeout=180):
-    base = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-            "--allow-file-access-from-files", "--disable-dev-shm-usage", "--no-first-run"]
-    return subprocess.run(base + args, capture_output=True, text=True, timeout=timeout)
+    sys.exit("chromium not found: install the Debian package `chromium` (scripts/test.sh does)")
 
 
 def check_svgs(report):
@@ -76,25 +58,120 @@ def check_svgs(report):
     return srcs, problems
 
 
-def probe(report):
-    # The probe page sits next to index.html so relative links resolve the same; removed afterwards.
-    page = os.path.join(report, "tracelab-probe.html")
-    html = open(os.path.join(report, "index.html"), encoding="utf-8").read()
-    with open(page, "w", encoding="utf-8") as f:
-        f.write(html.replace("</body>", PROBE + "</body>"))
-    try:
-        r = run_chromium(["--virtual-time-budget=20000", "--dump-dom", "file://" + os.path.abspath(page)])
-    finally:
-        os.remove(page)
-    m = re.search(r'<pre id="tracelab-probe">(.*?)</pre>', r.stdout, re.S)
-    if not m:
-        return None, f"the probe did not report (chromium exit {r.returncode}): {r.stderr[-500:]}"
-    return json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")), None
+class DevTools:
+    """Chromium's DevTools protocol over --remote-debugging-pipe: JSON messages separated by NUL bytes,
+    commands written to the browser's fd 3, answers and events read from its fd 4."""
+
+    def __init__(self, profile):
+        to_browser_r, self.to_browser = os.pipe()
+        self.from_browser, from_browser_w = os.pipe()
+
+        def wire():
+            # Copies first: a pipe end may already be fd 3 or 4, and dup2 onto itself would keep its
+            # close-on-exec flag; dup2 onto another number gives an inheritable descriptor.
+            r, w = os.dup(to_browser_r), os.dup(from_browser_w)
+            os.dup2(r, 3)
+            os.dup2(w, 4)
+
+        args = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                "--allow-file-access-from-files", "--disable-dev-shm-usage", "--no-first-run",
+                "--remote-debugging-pipe", f"--user-data-dir={profile}", "about:blank"]
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, preexec_fn=wire, close_fds=False)
+        os.close(to_browser_r)
+        os.close(from_browser_w)
+        self.buf = b""
+        self.next_id = 0
+        self.events = []
+
+    def _read(self, deadline):
+        while b"\0" not in self.buf:
+            if time.time() > deadline:
+                raise TimeoutError("Chromium did not answer in time")
+            chunk = os.read(self.from_browser, 1 << 20)
+            if not chunk:
+                raise EOFError("Chromium closed the DevTools pipe: " + self.proc.stderr.read().decode()[-500:])
+            self.buf += chunk
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, session=None, timeout=120, **params):
+        self.next_id += 1
+        msg = {"id": self.next_id, "method": method, "params": params}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.to_browser, json.dumps(msg).encode() + b"\0")
+        deadline = time.time() + timeout
+        while True:
+            m = self._read(deadline)
+            if m.get("id") == self.next_id:
+                if "error" in m:
+                    raise RuntimeError(f"{method}: {m['error']}")
+                return m.get("result", {})
+            self.events.append(m)
+
+    def wait_for(self, event, timeout=120):
+        deadline = time.time() + timeout
+        while True:
+            for i, m in enumerate(self.events):
+                if m.get("method") == event:
+                    return self.events.pop(i)
+            self.events.append(self._read(deadline))
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        os.close(self.to_browser)
+        os.close(self.from_browser)
 
 
-def png_pixels(path):
+BROKEN_IMAGES = """JSON.stringify(Array.prototype.slice.call(document.images)
+  .filter(function (i) { return !i.complete || i.naturalWidth === 0; })
+  .map(function (i) { return i.getAttribute('src'); }))"""
+
+
+def open_page(report, profile):
+    """Loads index.html; returns (DevTools, session, number of images, broken images, load errors)."""
+    dt = DevTools(profile)
+    target = dt.call("Target.createTarget", url="about:blank")["targetId"]
+    session = dt.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+    for domain in ("Page", "Network", "Runtime", "Log"):
+        dt.call(f"{domain}.enable", session)
+    dt.call("Emulation.setDeviceMetricsOverride", session, width=WIDTH, height=900, deviceScaleFactor=1, mobile=False)
+    dt.call("Page.navigate", session, url="file://" + os.path.abspath(os.path.join(report, "index.html")))
+    dt.wait_for("Page.loadEventFired")
+    images = dt.call("Runtime.evaluate", session, expression="document.images.length", returnByValue=True)
+    broken = dt.call("Runtime.evaluate", session, expression=BROKEN_IMAGES, returnByValue=True)
+    errors = []
+    for m in dt.events:
+        p = m.get("params", {})
+        if m.get("method") == "Network.loadingFailed":
+            errors.append(f"load failed: {p.get('errorText')} ({p.get('requestId')})")
+        elif m.get("method") == "Runtime.exceptionThrown":
+            errors.append("script error: " + p.get("exceptionDetails", {}).get("text", ""))
+        elif m.get("method") == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+            errors.append("console: " + p["entry"].get("text", ""))
+    return dt, session, images["result"]["value"], json.loads(broken["result"]["value"]), errors
+
+
+def screenshot(dt, session, scale):
+    """The whole page as PNG bytes at `scale` (1: every CSS pixel), and its CSS size."""
+    size = dt.call("Page.getLayoutMetrics", session)["cssContentSize"]
+    w, h = int(size["width"]), min(int(size["height"]), MAX_HEIGHT)
+    dt.call("Emulation.setDeviceMetricsOverride", session, width=w, height=h, deviceScaleFactor=1, mobile=False)
+    shot = dt.call("Page.captureScreenshot", session, format="png", captureBeyondViewport=True,
+                   clip={"x": 0, "y": 0, "width": w, "height": h, "scale": scale}, timeout=300)
+    return base64.b64decode(shot["data"]), (w, h)
+
+
+def png_pixels(data):
     """Decodes an 8-bit RGB/RGBA PNG; returns (width, height, channels, rows)."""
-    data = open(path, "rb").read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, w = 8, b"", 0
     while pos < len(data):
@@ -139,27 +216,28 @@ def main():
         print("  " + p)
     ok &= not problems and len(srcs) > 0
 
-    verdict, error = probe(report)
-    if error:
-        print("browser: " + error)
-        ok = False
-    else:
-        print(f"browser: {verdict['images']} images, {len(verdict['broken'])} broken, {len(verdict['errors'])} errors")
-        for b in verdict["broken"] + verdict["errors"]:
-            print("  " + str(b))
-        ok &= verdict["images"] == len(srcs) and not verdict["broken"] and not verdict["errors"]
-
-    r = run_chromium(["--window-size=1280,3000", f"--screenshot={os.path.abspath(shot)}",
-                      "file://" + os.path.abspath(os.path.join(report, "index.html"))])
-    if not os.path.isfile(shot):
-        print(f"screenshot: not written (chromium exit {r.returncode}): {r.stderr[-300:]}")
-        sys.exit(1)
-    w, h, ch, rows = png_pixels(shot)
-    ink = sum(1 for row in rows for x in range(0, w * ch, ch) if min(row[x:x + 3]) < 200)
-    colours = {row[x:x + 3] for row in rows[::7] for x in range(0, w * ch, ch * 7)}
-    share = ink / (w * h)
-    print(f"screenshot: {shot} {w}x{h}, {100 * share:.1f} % ink, {len(colours)} colours")
-    ok &= share > 0.01 and len(colours) > 20
+    with tempfile.TemporaryDirectory() as profile:
+        dt, session, images, broken, errors = open_page(report, profile)
+        try:
+            print(f"browser: {images} images, {len(broken)} broken, {len(errors)} errors")
+            for b in broken + errors:
+                print("  " + str(b))
+            ok &= images == len(srcs) and not broken and not errors
+            full, (w, h) = screenshot(dt, session, 1.0)
+            thumb, _ = screenshot(dt, session, 0.125)
+        finally:
+            dt.close()
+    os.makedirs(os.path.dirname(os.path.abspath(shot)), exist_ok=True)
+    with open(shot, "wb") as f:
+        f.write(full)
+    fw, fh, _, _ = struct.unpack(">8x8xII", full[:24]) + (0, 0)
+    tw, th, ch, rows = png_pixels(thumb)
+    ink = sum(1 for row in rows for x in range(0, tw * ch, ch) if min(row[x:x + 3]) < 200)
+    colours = {row[x:x + 3] for row in rows for x in range(0, tw * ch, ch)}
+    share = ink / (tw * th)
+    print(f"screenshot: {shot} {fw}x{fh} (the whole page, {w}x{h} CSS px), {100 * share:.1f} % ink, "
+          f"{len(colours)} colours")
+    ok &= fh >= h - 1 and share > 0.01 and len(colours) > 20
     print("ok" if ok else "FAILED")
     sys.exit(0 if ok else 1)
 

@@ -15,6 +15,8 @@ mod ingest;
 mod malformed;
 mod query;
 mod report;
+mod report_files;
+mod report_traces;
 mod schema;
 mod simulate;
 mod synth;

@@ -1,16 +1,21 @@
 //! `tracelab report` end to end: the committed `reports/` equals a fresh
 //! report byte for byte (what CI's `--check` enforces), the cache gives the
 //! same bytes, specs are validated before any work with errors naming the
-//! line, strings are escaped, absent traces skip their spec, and a headless
-//! Chromium renders every figure of the committed report
-//! (`tests/browser/check_report.py`).
+//! line, strings from specs and traces are escaped everywhere, a report
+//! over any subset of the traces (each single trace, each pair, `--only`)
+//! skips what it lacks with notes, the banner says what the data is, the
+//! figure formats are deterministic, and a headless Chromium renders every
+//! figure of the committed report (`tests/browser/check_report.py`).
+//! Reports over subsets of the traces and the banner are in
+//! `report_traces.rs`, the figure formats and hostile strings in
+//! `report_files.rs`.
 
 use std::path::Path;
 
 use crate::common::*;
 
 /// A one-figure PAI spec (plus whatever `extra` adds), for the quick tests.
-fn small_spec(dir: &Path, title: &str, extra: &str) -> std::path::PathBuf {
+pub fn small_spec(dir: &Path, title: &str, extra: &str) -> std::path::PathBuf {
     let path = dir.join("small.toml");
     let text = format!(
         "id = \"small\"\ntitle = \"{title}\"\ntraces = [\"pai\"]\npaper = \"P\"\n\n[[figure]]\nid = \"a\"\n\
@@ -108,11 +113,12 @@ fn spec_and_trace_strings_are_escaped_and_absent_traces_skip_their_spec() {
         s(&out),
     ]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(stderr.contains("note: spec h skipped: the store holds none of: helios"), "{stderr}");
+    let why = "none of its traces is in this report: helios (not in the store)";
+    assert!(stderr.contains(&format!("note: spec h skipped: {why}")), "{stderr}");
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
     assert!(html.contains("&lt;b&gt;PAI &amp; &quot;friends&quot;&lt;/b&gt;"), "title not escaped");
     assert!(!html.contains("<b>PAI"));
-    assert!(html.contains("<strong>Skipped:</strong> the store holds none of: helios"));
+    assert!(html.contains(&format!("<strong>Skipped:</strong> {why}")));
 }
 
 #[test]
@@ -127,8 +133,8 @@ fn a_folder_that_is_not_a_report_is_never_overwritten() {
     assert_eq!(std::fs::read_to_string(tmp.path().join("notes.txt")).unwrap(), "mine");
 }
 
-/// The committed report as a reader sees it. The screenshot is kept at
-/// target/report-screenshot.png for people to look at.
+/// The committed report as a reader sees it. The full-page screenshot is
+/// kept at target/tmp/report-screenshot.png for people to look at.
 #[test]
 fn a_headless_browser_renders_every_figure_of_the_committed_report() {
     let tmp = tempfile::tempdir().unwrap();
@@ -139,4 +145,5 @@ fn a_headless_browser_renders_every_figure_of_the_committed_report() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "browser check failed:\n{text}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(text.contains(" 0 broken, 0 errors"), "{text}");
+    assert!(text.contains("(the whole page,"), "{text}");
 }

@@ -37,7 +37,7 @@ use source::stat_fingerprint;
 use source::{discover, sha256_file, TraceInputs};
 use tracelab_schema::error::{Error, IoContext, Result};
 use tracelab_schema::Trace;
-use tracelab_store::manifest::{invalidate, load_stat, store_stat};
+use tracelab_store::manifest::{invalidate, load_stat, store_stat, Digest256};
 
 /// Receives progress as input bytes are read. The CLI draws bars; the
 /// library and tests use [`NoProgress`]. Files can be read concurrently.
@@ -143,15 +143,31 @@ fn ingest_trace(plan: &Plan, inputs: &TraceInputs, progress: Arc<dyn Progress>) 
             return Ok(TraceResult::Unchanged { manifest });
         }
     }
-    let outcome = match inputs.trace {
-        Trace::Pai => pai::ingest(inputs, &dir, progress)?,
-        Trace::Philly => philly::ingest(inputs, &dir, progress)?,
-        Trace::Helios => helios::ingest(inputs, &dir, progress)?,
+    let (markers, files): (Vec<_>, Vec<_>) = inputs.files.iter().cloned().partition(source::is_marker);
+    let data = TraceInputs { trace: inputs.trace, files };
+    let mut outcome = match inputs.trace {
+        Trace::Pai => pai::ingest(&data, &dir, progress)?,
+        Trace::Philly => philly::ingest(&data, &dir, progress)?,
+        Trace::Helios => helios::ingest(&data, &dir, progress)?,
     };
+    record_markers(&mut outcome, &markers)?;
     let reject_samples = outcome.reject_samples.clone();
     let manifest = commit(outcome)?;
     store_stat(&dir, &stat_fingerprint(&inputs.files)?)?;
     Ok(TraceResult::Ingested { manifest, reject_samples })
+}
+
+/// A synth marker is an input of its trace (listed with its digest) and its
+/// content goes into the notes, where the report reads it back.
+fn record_markers(outcome: &mut TraceOutcome, markers: &[source::InputFile]) -> Result<()> {
+    for m in markers {
+        let marker = source::marker_of(m)?;
+        outcome.inputs.push(Digest256 { file: m.rel.clone(), bytes: m.bytes, sha256: sha256_file(&m.path)? });
+        outcome.notes.push(marker.note());
+    }
+    outcome.inputs.sort_by(|a, b| a.file.cmp(&b.file));
+    outcome.notes.sort();
+    Ok(())
 }
 
 /// The manifest of `dir` if it was made from exactly these inputs: first by

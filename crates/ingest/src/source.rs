@@ -17,6 +17,7 @@ use super::prefetch::Prefetch;
 
 use tracelab_schema::error::{Error, IoContext, Result};
 use tracelab_schema::raw;
+use tracelab_schema::synthetic::{Marker, MARKER_FILE, MAX_BYTES};
 use tracelab_schema::Trace;
 use tracelab_store::manifest::{Digest256, StatEntry};
 
@@ -66,7 +67,8 @@ pub fn discover(dir: &Path, store: &Path) -> Result<Discovery> {
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     let mut found = Discovery::default();
     for file in files {
-        match classify(&file) {
+        let trace = if is_marker(&file) { Some(marker_of(&file)?.trace) } else { classify(&file) };
+        match trace {
             Some(trace) => match found.traces.iter_mut().find(|t| t.trace == trace) {
                 Some(t) => t.files.push(file),
                 None => found.traces.push(TraceInputs { trace, files: vec![file] }),
@@ -113,6 +115,24 @@ fn packing_of(name: &str) -> Packing {
     } else {
         Packing::Plain
     }
+}
+
+/// Whether the file is a `tracelab synth` marker (`SYNTHETIC.json`).
+pub fn is_marker(file: &InputFile) -> bool {
+    file.rel.rsplit('/').next() == Some(MARKER_FILE)
+}
+
+/// The marker in `file`, checked: it names its trace, and a malformed one is
+/// an error (a folder that says it is synthetic must say it properly).
+pub fn marker_of(file: &InputFile) -> Result<Marker> {
+    if file.bytes > MAX_BYTES {
+        return Err(Error::input(
+            &file.rel,
+            format!("{} bytes; a {MARKER_FILE} marker is under {MAX_BYTES}", file.bytes),
+        ));
+    }
+    let text = std::fs::read_to_string(&file.path).map_err(|e| Error::input(&file.rel, format!("unreadable: {e}")))?;
+    Marker::parse(&text).map_err(|e| Error::input(&file.rel, format!("not a tracelab synth marker: {e}")))
 }
 
 /// Which trace a file belongs to, by its name (and for Helios its folder).

@@ -399,12 +399,12 @@ mod tests {
     #[test]
     fn hours_stay_level_and_thin_out_instead_of_turning() {
         let hours: Vec<String> = (0..24).map(|h| h.to_string()).collect();
-        // "23" is 2 * 1303 * 11 / 2048 = 14.0 px wide; with the 4 px gap it
-        // needs 18 px: 24 bands in 480 px (20 px) hold every hour ...
-        let p = place(&Spec::cat(hours.clone()), Side::Bottom, 0.0, 480.0, (560.0, 360.0));
+        // "23" is 2 * 1303 * 15 / 2048 = 19.09 px wide; with the 4 px gap it
+        // needs 23.09 px: 24 bands in 576 px (24 px) hold every hour ...
+        let p = place(&Spec::cat(hours.clone()), Side::Bottom, 0.0, 576.0, (560.0, 360.0));
         assert_eq!((p.angle, p.ticks.len()), (0.0, 24));
-        // ... 24 in 240 px (10 px) every second hour: 0, 2, ..., 22.
-        let p = place(&Spec::cat(hours), Side::Bottom, 0.0, 240.0, (560.0, 360.0));
+        // ... 24 in 288 px (12 px) every second hour: 0, 2, ..., 22.
+        let p = place(&Spec::cat(hours), Side::Bottom, 0.0, 288.0, (560.0, 360.0));
         assert_eq!((p.angle, p.ticks.len()), (0.0, 12));
         assert_eq!(labels(&p)[1], "2");
     }
@@ -412,37 +412,36 @@ mod tests {
     #[test]
     fn thin_category_bands_show_every_kth_name() {
         let names: Vec<String> = (0..300).map(|i| format!("m{i}")).collect();
-        // 300 rows in 300 px: 1 px bands; labels 10.6 px tall + 2 -> every
-        // 13th: 0, 13, ..., 299 (= 23 * 13, so the last is among them).
+        // 300 rows in 300 px: 1 px bands; labels 14.47 px tall + 2 -> every
+        // 17th: 0, 17, ..., 289 (18 names); 299 is 10 px below 289: left out.
         let p = place(&Spec::cat(names), Side::Left, 310.0, 10.0, (560.0, 360.0));
-        assert_eq!(p.ticks.len(), 300_usize.div_ceil(13));
-        assert_eq!(labels(&p)[1], "m13");
+        assert_eq!(p.ticks.len(), 18);
+        assert_eq!((labels(&p)[1].as_str(), labels(&p)[17].as_str()), ("m17", "m289"));
     }
 
-    // The numbers below use the tick font's line height, h = 11 px *
-    // (cap height 1493 + descent 483) / 2048 = 10.61328125 px, so names
-    // stacked (or turned side by side) need h + LINE_GAP = 12.61328125 px.
+    // The numbers below use the tick font's line height, h = 15 px *
+    // (cap height 1493 + descent 483) / 2048 = 14.47265625 px, so names
+    // stacked (or turned side by side) need h + LINE_GAP = 16.47265625 px.
 
     #[test]
     fn heat_map_rows_thin_to_every_kth_name() {
-        // 120 machines in 300 px: 2.5 px bands. Every 5th is 12.5 px apart,
-        // short of 12.613; every 6th 15 px: k = 6, so rows 0, 6, ..., 114
-        // (20 names). The last row, 119, is 5 rows = 12.5 px below 114: it
-        // would touch, so it is left out.
-        let names: Vec<String> = (0..120).map(|i| format!("gpu-node-rack07-slot-{i:03}")).collect();
-        assert_eq!(names[0].chars().count(), 24);
+        // 120 machines in 300 px: 2.5 px bands. Every 6th is 15 px apart,
+        // short of 16.473; every 7th 17.5 px: k = 7, so rows 0, 7, ..., 119
+        // (= 17 * 7: 18 names, the last row among them).
+        let names: Vec<String> = (0..120).map(|i| format!("rack07-slot-{i:03}")).collect();
+        assert_eq!(names[0].chars().count(), 15);
         let p = place(&Spec::cat(names), Side::Left, 310.0, 10.0, (560.0, 360.0));
         let l = labels(&p);
-        assert_eq!(l.len(), 20);
+        assert_eq!(l.len(), 18);
         assert_eq!(
-            (l[0].as_str(), l[1].as_str(), l[19].as_str()),
-            ("gpu-node-rack07-slot-000", "gpu-node-rack07-slot-006", "gpu-node-rack07-slot-114")
+            (l[0].as_str(), l[1].as_str(), l[17].as_str()),
+            ("rack07-slot-000", "rack07-slot-007", "rack07-slot-119")
         );
-        // Rows run top down from 10 px: row 6's centre is 10 + 6.5 * 2.5 = 26.25.
-        assert_eq!(p.ticks[1].at, 26.25);
+        // Rows run top down from 10 px: row 7's centre is 10 + 7.5 * 2.5 = 28.75.
+        assert_eq!(p.ticks[1].at, 28.75);
         // The first name, centred 1.25 px below the top, reaches h/2 - 1.25
-        // = 4.05664 px above it: the layout makes room for that.
-        assert!((p.after - (10.61328125 / 2.0 - 1.25)).abs() < 1e-9);
+        // = 5.98633 px above it: the layout makes room for that.
+        assert!((p.after - (14.47265625 / 2.0 - 1.25)).abs() < 1e-9);
     }
 
     #[test]
@@ -481,24 +480,24 @@ mod tests {
         let names: Vec<String> = (0..60).map(|i| format!("cluster-{i:02}")).collect();
         // 60 in 480 px: 8 px bands, far narrower than the names. Turned 45
         // degrees, neighbours' baselines are 8 * 0.7071 = 5.66 px apart
-        // (< 12.61), so the names stand upright; 8 px < 12.61 but 16 px is
-        // not: every 2nd, 0, 2, ..., 58 (30 names); 59 is 8 px past 58.
+        // (< 16.47), so the names stand upright; 16 px < 16.47 but 24 px is
+        // not: every 3rd, 0, 3, ..., 57 (20 names); 59 is 16 px past 57.
         let p = place(&Spec::cat(names), Side::Bottom, 40.0, 520.0, (560.0, 360.0));
         assert_eq!(p.angle, -90.0);
         let l = labels(&p);
-        assert_eq!((l.len(), l[1].as_str(), l[29].as_str()), (30, "cluster-02", "cluster-58"));
+        assert_eq!((l.len(), l[1].as_str(), l[19].as_str()), (20, "cluster-03", "cluster-57"));
     }
 
     #[test]
     fn names_turn_45_degrees_only_when_all_of_them_fit() {
         let names: Vec<String> = (0..20).map(|i| format!("virtual-cluster-{i}")).collect();
-        // 20 in 360 px: 18 px bands; turned baselines 18 * 0.70711 = 12.728
-        // px apart >= 12.613: all 20 at 45 degrees.
-        let p = place(&Spec::cat(names.clone()), Side::Bottom, 0.0, 360.0, (560.0, 360.0));
+        // 20 in 470 px: 23.5 px bands; turned baselines 23.5 * 0.70711 =
+        // 16.617 px apart >= 16.473: all 20 at 45 degrees.
+        let p = place(&Spec::cat(names.clone()), Side::Bottom, 0.0, 470.0, (560.0, 360.0));
         assert_eq!((p.angle, p.ticks.len()), (-45.0, 20));
-        // 20 in 340 px: 17 px bands, 17 * 0.70711 = 12.021 px < 12.613, so
-        // upright, where 17 px >= 12.613 still holds all 20.
-        let p = place(&Spec::cat(names), Side::Bottom, 0.0, 340.0, (560.0, 360.0));
+        // 20 in 460 px: 23 px bands, 23 * 0.70711 = 16.263 px < 16.473, so
+        // upright, where 23 px >= 16.473 still holds all 20.
+        let p = place(&Spec::cat(names), Side::Bottom, 0.0, 460.0, (560.0, 360.0));
         assert_eq!((p.angle, p.ticks.len()), (-90.0, 20));
     }
 }

@@ -10,13 +10,13 @@ use std::cell::RefCell;
 
 use plotters::coord::Shift;
 use plotters::drawing::{DrawingArea, IntoDrawingArea};
-use plotters::element::{Circle, Drawable, PathElement, PointCollection, Rectangle, Text};
+use plotters::element::{Circle, Drawable, PathElement, PointCollection, Polygon, Rectangle, Text};
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{FontDesc, FontFamily, FontStyle, FontTransform, RGBAColor, ShapeStyle, TextStyle};
 use plotters_backend::{BackendColor, BackendCoord, DrawingErrorKind};
 
 use super::geom::{Pt, Rect};
-use super::palette::Color;
+use super::palette::{Color, Shape};
 use super::svg::{units, SvgBackend, TextSpec};
 use super::text::Span;
 use super::PlotError;
@@ -27,8 +27,8 @@ pub(crate) struct Canvas<'a> {
 }
 
 impl<'a> Canvas<'a> {
-    pub fn new(out: &'a mut String, size: (u32, u32), title: Option<&str>) -> Canvas<'a> {
-        Canvas { area: SvgBackend::new(out, size, title).into_drawing_area(), error: RefCell::new(None) }
+    pub fn new(out: &'a mut String, size: (u32, u32), title: Option<&str>, desc: Option<&str>) -> Canvas<'a> {
+        Canvas { area: SvgBackend::new(out, size, title, desc).into_drawing_area(), error: RefCell::new(None) }
     }
 
     /// Writes the document; reports the first drawing error, if any.
@@ -99,6 +99,34 @@ impl<'a> Canvas<'a> {
     pub fn dot(&self, c: Pt, radius: f64, color: Color, filled: bool) {
         let style = ShapeStyle { color: rgba(color), filled, stroke_width: units(1.0) as u32 };
         self.draw(&Circle::new((units(c.0), units(c.1)), units(radius).max(0) as u32, style));
+    }
+
+    /// A series marker of "radius" `r` centred on `c`: filled shapes, or two
+    /// strokes for the cross and the plus. Shapes are sized to look equally
+    /// heavy (a square of side 2r looks bigger than a circle of radius r).
+    pub fn marker(&self, shape: Shape, c: Pt, r: f64, color: Color) {
+        let (x, y) = c;
+        let poly = |pts: &[Pt]| {
+            let coords: Vec<BackendCoord> = pts.iter().map(|p| (units(p.0), units(p.1))).collect();
+            let style = ShapeStyle { color: rgba(color), filled: true, stroke_width: 0 };
+            self.draw(&Polygon::new(coords, style));
+        };
+        let (s, t) = (r * 0.85, r * 1.2);
+        match shape {
+            Shape::Circle => self.dot(c, r, color, true),
+            Shape::Square => poly(&[(x - s, y - s), (x + s, y - s), (x + s, y + s), (x - s, y + s)]),
+            Shape::TriangleUp => poly(&[(x, y - t), (x + t, y + 0.65 * t), (x - t, y + 0.65 * t)]),
+            Shape::TriangleDown => poly(&[(x, y + t), (x + t, y - 0.65 * t), (x - t, y - 0.65 * t)]),
+            Shape::Diamond => poly(&[(x, y - t), (x + r, y), (x, y + t), (x - r, y)]),
+            Shape::Cross => {
+                self.line((x - s, y - s), (x + s, y + s), color, 1.6);
+                self.line((x - s, y + s), (x + s, y - s), color, 1.6);
+            }
+            Shape::Plus => {
+                self.line((x - t, y), (x + t, y), color, 1.6);
+                self.line((x, y - t), (x, y + t), color, 1.6);
+            }
+        }
     }
 
     /// A PNG stretched over `r`, drawn without smoothing (heat-map cells).

@@ -44,7 +44,10 @@ pub(crate) fn render(chart: &Chart) -> Result<String, PlotError> {
     };
     let l = layout::layout(chart, &inputs);
     let mut out = String::new();
-    let canvas = Canvas::new(&mut out, chart.size, chart.title.as_deref());
+    let about = chart.about.as_ref();
+    let title = about.map(|a| a.title.as_str()).or(chart.title.as_deref()).filter(|t| !t.is_empty());
+    let desc = about.map(|a| a.desc.as_str()).filter(|d| !d.is_empty());
+    let canvas = Canvas::new(&mut out, chart.size, title, desc);
     let (w, h) = layout::fig(chart);
     canvas.fill(Rect { x0: 0.0, y0: 0.0, x1: w, y1: h }, palette::WHITE);
     draw_header(&canvas, chart, &notes, &l);

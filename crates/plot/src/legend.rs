@@ -8,14 +8,14 @@ use plotters::style::text_anchor::{HPos, VPos};
 use super::canvas::{spec, Canvas};
 use super::geom::{Mark, Rect};
 use super::model::Legend;
-use super::palette::{self, Color};
+use super::palette::{self, Color, Shape};
 use super::style::{LEGEND_CHARS, LEGEND_FONT, LINE_WIDTH, MARKER_RADIUS};
 use super::text::{self, Span};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Swatch {
-    Line { color: Color, dash: Option<&'static str> },
-    Marker { color: Color, hollow: bool },
+    Line { color: Color, dash: Option<&'static str>, shape: Shape },
+    Marker { color: Color, shape: Shape },
     Patch { color: Color },
     Box { color: Color },
 }
@@ -32,9 +32,10 @@ impl Entry {
     }
 }
 
-const SWATCH_W: f64 = 20.0;
+/// Long enough to show a whole dash-dot period.
+const SWATCH_W: f64 = 28.0;
 const SWATCH_GAP: f64 = 5.0;
-const ROW_H: f64 = 15.0;
+const ROW_H: f64 = 19.0;
 const INNER: f64 = 5.0;
 /// Between the legend box and the plot frame.
 const INSET: f64 = 6.0;
@@ -155,8 +156,11 @@ pub(crate) fn draw(canvas: &Canvas, entries: &[Entry], placement: &Placement, fi
 fn draw_entry(canvas: &Canvas, e: &Entry, x: f64, y: f64) {
     let mid = x + SWATCH_W / 2.0;
     match e.swatch {
-        Swatch::Line { color, dash } => canvas.polyline(&[(x, y), (x + SWATCH_W, y)], color, LINE_WIDTH, dash),
-        Swatch::Marker { color, hollow } => canvas.dot((mid, y), MARKER_RADIUS + 0.5, color, !hollow),
+        Swatch::Line { color, dash, shape } => {
+            canvas.polyline(&[(x, y), (x + SWATCH_W, y)], color, LINE_WIDTH, dash);
+            canvas.marker(shape, (mid, y), MARKER_RADIUS, color);
+        }
+        Swatch::Marker { color, shape } => canvas.marker(shape, (mid, y), MARKER_RADIUS, color),
         Swatch::Patch { color } => canvas.fill(Rect::new((mid - 7.0, y - 5.0), (mid + 7.0, y + 5.0)), color),
         Swatch::Box { color } => {
             let r = Rect::new((mid - 7.0, y - 5.0), (mid + 7.0, y + 5.0));
@@ -199,8 +203,9 @@ mod tests {
         let e = |s: &str| Entry::new(s, Swatch::Patch { color: palette::INK });
         let entries = [e("aaaa"), e("bbbb"), e("cccc")];
         let one = item_width(&entries[0]);
-        // Room for two items and a gap but not three.
-        let rows = flow(&entries, 2.0 * one + ITEM_GAP + 1.0);
+        // Room for two items and a gap but not three ("bbbb" is 4 * (1300 -
+        // 1255) font units = 1.23 px wider than "aaaa" at 14 px; 2 px spare).
+        let rows = flow(&entries, 2.0 * one + ITEM_GAP + 2.0);
         assert_eq!(rows, vec![vec![0, 1], vec![2]]);
     }
 }

@@ -39,7 +39,9 @@ mod ticks;
 #[cfg(test)]
 mod tests;
 
-pub use model::{Axis, BarMode, BoxStats, Chart, Data, Kind, Legend, Scale, Series, TickFormat, YAxis, DEFAULT_SIZE};
+pub use model::{
+    About, Axis, BarMode, BoxStats, Chart, Data, Kind, Legend, Scale, Series, TickFormat, YAxis, DEFAULT_SIZE,
+};
 
 /// A chart that cannot be drawn as asked. Data problems a figure can show
 /// (NaN, values <= 0 on a log axis, empty series) are not errors: they are

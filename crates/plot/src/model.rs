@@ -13,6 +13,10 @@
 pub struct Chart {
     /// Usually `None`: the report prints the title as HTML above the figure.
     pub title: Option<String>,
+    /// Not drawn: the SVG's `<title>` and `<desc>` (figure title, definition,
+    /// data source), so a file opened on its own says what it is. Without
+    /// it, `title` (if any) is the `<title>`.
+    pub about: Option<About>,
     pub kind: Kind,
     pub x: Axis,
     pub y: Axis,
@@ -28,7 +32,17 @@ pub struct Chart {
 impl Chart {
     /// A chart of `kind` with the default size and an automatic legend.
     pub fn new(kind: Kind, x: Axis, y: Axis) -> Chart {
-        Chart { title: None, kind, x, y, y2: None, series: Vec::new(), size: DEFAULT_SIZE, legend: Legend::Auto }
+        Chart {
+            title: None,
+            about: None,
+            kind,
+            x,
+            y,
+            y2: None,
+            series: Vec::new(),
+            size: DEFAULT_SIZE,
+            legend: Legend::Auto,
+        }
     }
 }
 
@@ -38,6 +52,13 @@ impl Default for Chart {
     fn default() -> Chart {
         Chart::new(Kind::Line, Axis::default(), Axis::default())
     }
+}
+
+/// What an SVG says about itself (`<title>`, `<desc>`); never drawn.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct About {
+    pub title: String,
+    pub desc: String,
 }
 
 /// One paper column at about twice its printed size.
@@ -51,6 +72,10 @@ pub enum Kind {
     Step,
     /// A marker per point.
     Scatter,
+    /// Bars over numeric intervals (`Data::Bins`) on a numeric x axis: a
+    /// histogram whose bin edges need not be round numbers, with ticks that
+    /// are.
+    Histogram,
     /// `horizontal` puts categories on `y` (long labels read better there).
     Bars { horizontal: bool, mode: BarMode },
     /// One box per category and series from precomputed `BoxStats`.
@@ -174,6 +199,9 @@ pub enum TickFormat {
 pub struct Series {
     /// Legend text; an empty label keeps the series out of the legend.
     pub label: String,
+    /// Line charts: draw this series as post steps (the empirical CDF of a
+    /// small sample) whatever the chart's kind.
+    pub step: bool,
     /// `Right` draws against `Chart::y2` (Line, Step and Scatter only; other
     /// kinds and charts without `y2` draw every series on the left axis).
     pub axis: YAxis,
@@ -182,7 +210,7 @@ pub struct Series {
 
 impl Series {
     pub fn new(label: impl Into<String>, data: Data) -> Series {
-        Series { label: label.into(), axis: YAxis::Left, data }
+        Series { label: label.into(), step: false, axis: YAxis::Left, data }
     }
 
     pub fn points(label: impl Into<String>, points: Vec<(f64, f64)>) -> Series {
@@ -195,6 +223,12 @@ impl Series {
 
     pub fn boxes(label: impl Into<String>, boxes: Vec<(String, BoxStats)>) -> Series {
         Series::new(label, Data::Boxes(boxes))
+    }
+
+    /// Draws this series as post steps (see `step`).
+    pub fn steps(mut self) -> Series {
+        self.step = true;
+        self
     }
 
     /// Draws this series against the twin right axis (`Chart::y2`).
@@ -212,11 +246,15 @@ pub enum YAxis {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Data {
-    /// (x, y) for Line, Step and Scatter; non-finite points are skipped.
+    /// (x, y) for Line, Step and Scatter. A NaN y is a gap (no data): the
+    /// line breaks there. Other non-finite points are skipped and counted.
     Points(Vec<(f64, f64)>),
     /// Category -> value; categories are grouped or stacked across series
-    /// in order of first appearance.
+    /// in order of first appearance. NaN is no data: the category keeps its
+    /// place and gets no bar.
     Bars(Vec<(String, f64)>),
+    /// (lo, hi, value) for Histogram: a bar from lo to hi. NaN is no data.
+    Bins(Vec<(f64, f64, f64)>),
     /// Category -> precomputed box statistics.
     Boxes(Vec<(String, BoxStats)>),
     /// `values[r][c]` is the cell of row `rows[r]` starting at `cols[c]`

@@ -1,5 +1,5 @@
-//! Colours and line styles: the series palette (colour-blind safe), dash
-//! patterns for series beyond the eighth, the greys of the frame, and the
+//! Colours and line styles: the series palette (colour-blind safe), the
+//! dash pattern and marker shape of each series, the greys of the frame, and the
 //! viridis colour map for heat maps. Only constants and pure lookups.
 
 use plotters_backend::BackendColor;
@@ -41,14 +41,34 @@ pub(crate) fn series(i: usize) -> Color {
     rgb(SERIES[i % SERIES.len()])
 }
 
-/// Colours alone stop being told apart around eight series, so lines from
-/// the ninth on are dashed (and from the 13th, when colours repeat, dotted).
+/// A marker shape; with the dash pattern it tells series apart without
+/// colour (a figure printed in grey, a colour-blind reader).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shape {
+    Circle,
+    Square,
+    TriangleUp,
+    Diamond,
+    TriangleDown,
+    Cross,
+    Plus,
+}
+
+const SHAPES: [Shape; 7] =
+    [Shape::Circle, Shape::Square, Shape::TriangleUp, Shape::Diamond, Shape::TriangleDown, Shape::Cross, Shape::Plus];
+
+/// Solid, dashed, dotted, dash-dot, long dash (px at the 2 px line width).
+const DASHES: [Option<&str>; 5] = [None, Some("6 3"), Some("1.5 3"), Some("8 3 1.5 3"), Some("14 4")];
+
+/// The dash pattern of line series `i`: five patterns in turn.
 pub(crate) fn dash(i: usize) -> Option<&'static str> {
-    match i {
-        0..=7 => None,
-        8..=11 => Some("6 3"),
-        _ => Some("1.5 2.5"),
-    }
+    DASHES[i % DASHES.len()]
+}
+
+/// The marker of series `i`: seven shapes in turn. Five dashes and seven
+/// shapes are coprime, so the first 35 series all differ in dash or shape.
+pub(crate) fn shape(i: usize) -> Shape {
+    SHAPES[i % SHAPES.len()]
 }
 
 pub(crate) const INK: Color = Color { alpha: 1.0, rgb: (0x22, 0x22, 0x22) };
@@ -108,10 +128,13 @@ mod tests {
     }
 
     #[test]
-    fn the_first_eight_series_are_solid_and_distinct() {
+    fn series_differ_in_dash_or_shape_not_only_colour() {
         let colours: std::collections::BTreeSet<_> = (0..12).map(|i| series(i).rgb).collect();
         assert_eq!(colours.len(), 12);
-        assert!((0..8).all(|i| dash(i).is_none()));
-        assert!(dash(8).is_some());
+        // (i mod 5, i mod 7) repeats only after 35 series.
+        let styles: std::collections::BTreeSet<_> = (0..35).map(|i| (dash(i), shape(i) as u8)).collect();
+        assert_eq!(styles.len(), 35);
+        assert_eq!((dash(35), shape(35)), (dash(0), shape(0)));
+        assert_eq!((dash(0), dash(1)), (None, Some("6 3")));
     }
 }

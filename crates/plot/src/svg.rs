@@ -45,6 +45,7 @@ pub(crate) struct SvgBackend<'a> {
     /// Canvas size in px.
     size: (u32, u32),
     title: Option<String>,
+    desc: Option<String>,
     body: String,
     /// Outlines of the glyphs seen so far (None: no ink, e.g. space); the
     /// inked ones go into `<defs>` at the end, in glyph-index order.
@@ -55,11 +56,12 @@ pub(crate) struct SvgBackend<'a> {
 
 impl<'a> SvgBackend<'a> {
     /// Writes the finished document into `out` on `present`.
-    pub fn new(out: &'a mut String, size: (u32, u32), title: Option<&str>) -> SvgBackend<'a> {
+    pub fn new(out: &'a mut String, size: (u32, u32), title: Option<&str>, desc: Option<&str>) -> SvgBackend<'a> {
         SvgBackend {
             out,
             size,
             title: title.map(str::to_string),
+            desc: desc.map(str::to_string),
             body: String::new(),
             glyphs: BTreeMap::new(),
             open_groups: 0,
@@ -199,6 +201,9 @@ impl<'a> SvgBackend<'a> {
         );
         if let Some(t) = &self.title {
             let _ = writeln!(self.out, "<title>{}</title>", escape(t));
+        }
+        if let Some(d) = &self.desc {
+            let _ = writeln!(self.out, "<desc>{}</desc>", escape(d));
         }
         self.out.push_str("<defs>\n");
         for (id, outline) in &self.glyphs {
@@ -434,7 +439,12 @@ fn trim_num(v: f64) -> String {
     }
 }
 
-/// Escapes text for attribute values and element content.
+/// Escapes text for attribute values and element content. Characters XML
+/// 1.0 forbids (C0 controls but tab, newline and carriage return; U+FFFE,
+/// U+FFFF) would make the file unreadable, and other controls and bidi
+/// overrides would garble what a viewer shows: all of them are written as
+/// visible escapes (`\x1b`, `\ufffe`), the way tracelab shows such
+/// characters everywhere.
 pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -444,8 +454,13 @@ pub(crate) fn escape(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
-            // Control characters are not allowed in XML 1.0.
-            c if c.is_control() && c != '\t' && c != '\n' => out.push(' '),
+            '\t' | '\n' => out.push(' '),
+            c if text::unsafe_char(c) && (c as u32) < 0x100 => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if text::unsafe_char(c) => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
             c => out.push(c),
         }
     }
@@ -467,6 +482,13 @@ mod tests {
     #[test]
     fn escape_covers_the_five_xml_specials() {
         assert_eq!(escape(r#"a<b&"c"'>"#), "a&lt;b&amp;&quot;c&quot;&apos;&gt;");
+    }
+
+    #[test]
+    fn characters_xml_forbids_or_that_garble_text_are_shown_escaped() {
+        assert_eq!(escape("vc\u{fffe}\u{1b}[31m\u{202e}x\u{0}"), "vc\\ufffe\\x1b[31m\\u202ex\\x00");
+        assert_eq!(escape("a\nb\tc"), "a b c");
+        assert_eq!(escape("北京 — ok"), "北京 — ok");
     }
 
     #[test]

@@ -83,9 +83,7 @@ pub(crate) fn layout(spans: &[Span]) -> Layout {
     for span in spans {
         let (scale, y) = if span.sup { (SUP_SCALE, -SUP_RISE * units_per_em()) } else { (1.0, 0.0) };
         let mut prev: Option<GlyphId> = None;
-        for c in span.text.chars() {
-            // Labels are single lines; a stray tab or newline becomes a space.
-            let c = if c.is_control() { ' ' } else { c };
+        for c in span.text.chars().flat_map(shown) {
             let id = f.glyph_id(c);
             if let Some(p) = prev {
                 pen += f64::from(f.kern_unscaled(p, id)) * scale;
@@ -96,6 +94,29 @@ pub(crate) fn layout(spans: &[Span]) -> Layout {
         }
     }
     Layout { glyphs, advance: pen }
+}
+
+/// How a character is drawn: labels are single lines, so a tab or line
+/// break is a space; other controls, bidi overrides and noncharacters (an
+/// ESC, U+202E, U+FFFE from a trace) are drawn as their escape (`\x1b`),
+/// as every other output of tracelab shows them.
+fn shown(c: char) -> Vec<char> {
+    match c {
+        '\t' | '\n' | '\r' => vec![' '],
+        c if unsafe_char(c) && (c as u32) < 0x100 => format!("\\x{:02x}", c as u32).chars().collect(),
+        c if unsafe_char(c) => format!("\\u{:04x}", c as u32).chars().collect(),
+        c => vec![c],
+    }
+}
+
+/// Controls (C0, DEL, C1), bidi embeddings, overrides, isolates and marks,
+/// the line and paragraph separators, and the noncharacters U+FFFE/U+FFFF:
+/// what must not reach a reader (or an XML file) as it is.
+pub(crate) fn unsafe_char(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
+        | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        | '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}')
 }
 
 /// Width in px of spans set at `size` px.

@@ -3,7 +3,8 @@
 //! analysis. Entries live in `<store>/.cache/report/`:
 //! - `run-<key>.json`: an analysis run's title, definition, parameters and
 //!   headline numbers;
-//! - `fig-<key>.json`: one figure's rendered SVG or table.
+//! - `fig-<key>.json`: one figure's rendered SVG or table, its CSV and its
+//!   caption notes.
 //!
 //! A run key hashes the tracelab binary's identity (its size and mtime: any
 //! rebuild invalidates), the store's content (every trace's ingest
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::figure::{Rendered, TextTable};
+use super::figure::FigureOut;
 use super::summary::HeadlineRow;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -26,12 +27,6 @@ pub struct RunEntry {
     pub definition: String,
     pub params: Vec<(String, String)>,
     pub headlines: Vec<HeadlineRow>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-enum FigEntry {
-    Svg(String),
-    Table { columns: Vec<String>, rows: Vec<Vec<String>> },
 }
 
 pub struct Cache {
@@ -64,19 +59,12 @@ impl Cache {
         self.write(&format!("run-{key}.json"), entry);
     }
 
-    pub fn get_fig(&self, key: &str) -> Option<Rendered> {
-        Some(match self.read::<FigEntry>(&format!("fig-{key}.json"))? {
-            FigEntry::Svg(s) => Rendered::Svg(s),
-            FigEntry::Table { columns, rows } => Rendered::Table(TextTable { columns, rows }),
-        })
+    pub fn get_fig(&self, key: &str) -> Option<FigureOut> {
+        self.read(&format!("fig-{key}.json"))
     }
 
-    pub fn put_fig(&self, key: &str, r: &Rendered) {
-        let e = match r {
-            Rendered::Svg(s) => FigEntry::Svg(s.clone()),
-            Rendered::Table(t) => FigEntry::Table { columns: t.columns.clone(), rows: t.rows.clone() },
-        };
-        self.write(&format!("fig-{key}.json"), &e);
+    pub fn put_fig(&self, key: &str, f: &FigureOut) {
+        self.write(&format!("fig-{key}.json"), f);
     }
 
     fn read<T: for<'de> Deserialize<'de>>(&self, name: &str) -> Option<T> {
@@ -121,6 +109,8 @@ fn binary_identity() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::figure::Rendered;
+    use crate::tables::TextTable;
 
     #[test]
     fn entries_round_trip_and_keys_separate_inputs() {
@@ -134,7 +124,8 @@ mod tests {
         cache.put_run(&k, &entry);
         assert_eq!(cache.get_run(&k), Some(entry));
         let fk = Cache::fig_key(&k, "id = \"a\"");
-        let t = Rendered::Table(TextTable { columns: vec!["a".into()], rows: vec![vec!["1".into()]] });
+        let table = TextTable { columns: vec!["a".into()], rows: vec![vec!["1".into()]] };
+        let t = FigureOut { rendered: Rendered::Table(table), csv: Some("x\n1\n".into()), notes: vec!["n".into()] };
         cache.put_fig(&fk, &t);
         assert_eq!(cache.get_fig(&fk), Some(t));
     }
@@ -144,7 +135,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path(), "s", false);
         let k = cache.run_key("a", &[]);
-        cache.put_fig(&k, &Rendered::Svg("<svg/>".into()));
+        cache.put_fig(&k, &FigureOut { rendered: Rendered::Svg("<svg/>".into()), csv: None, notes: vec![] });
         assert!(cache.get_fig(&k).is_none());
         assert!(!dir.path().join(".cache").exists());
     }

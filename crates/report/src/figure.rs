@@ -1,59 +1,116 @@
-//! One spec figure from one analysis output: picks the part, turns it into
-//! a `plot::Chart` (the SVG kinds) or a text table (the table kinds).
+//! One spec figure from one analysis output: picks the part and the series
+//! the spec names, leaves out (with a note) the series of traces this
+//! report lacks, builds the chart (`charts`) or table (`tables`), and
+//! renders the SVG (with its `<title>` and `<desc>`) and the CSV of the
+//! plotted points.
 //!
-//! Nothing is computed here beyond presentation: CDF points come from the
-//! distribution exactly (the owners' 100*i/(n-1) convention), CCDF points
-//! are exact shares above each plotted value, `bin` averages a curve over
-//! fixed x bins for display and `x_div` rescales units; each such step is
-//! named in the figure's caption by the report.
+//! A series the spec names that the part does not hold is an error (the
+//! spec is wrong) unless it names a trace the report lacks (`helios/Venus`
+//! without Helios): then it is left out, and a figure left with nothing is
+//! skipped, each with a note for the caption and the run's stderr.
 
-use std::collections::BTreeMap;
+use serde::{Deserialize, Serialize};
 
-use tracelab_analysis::{Body, Cell, Output, ResultTable};
-use tracelab_plot::{self as plot, Axis, BarMode, BoxStats, Chart, Data, Legend, Scale, Series, TickFormat};
+use tracelab_analysis::{Body, Output};
+use tracelab_plot::About;
 use tracelab_schema::error::{Error, Result};
-use tracelab_stats::Dist;
+use tracelab_schema::synthetic::Marker;
+use tracelab_schema::Trace;
 
-use super::format::{cell_text, number};
-use super::spec::{AxisSpec, FigureSpec, Kind};
+use super::charts::{self, Drawn};
+use super::csv::chart_csv;
+use super::spec::{FigureSpec, Kind};
+use super::tables::{self, filter_rows, TextTable};
 
 /// What a figure renders to.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Rendered {
     Svg(String),
     Table(TextTable),
+    /// Nothing to draw: why (the traces it needs are absent).
+    Skipped(String),
 }
 
-/// A table of display strings.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TextTable {
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<String>>,
+/// A rendered figure with its data and the notes for its caption.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FigureOut {
+    pub rendered: Rendered,
+    /// The plotted points (charts only).
+    pub csv: Option<String>,
+    /// Presentation steps and left-out series, for the caption.
+    pub notes: Vec<String>,
 }
 
-/// Points plotted per CDF series: enough for a smooth curve at a paper
-/// column's width, few enough to keep the SVG small.
-const CDF_PLOT_POINTS: usize = 400;
+/// What a figure may draw and what it says about its data.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// The traces this report has.
+    pub present: Vec<Trace>,
+    /// What it lacks, by name (traces, and Helios clusters a Helios
+    /// download may leave out), each with why ("not in the store").
+    pub missing: Vec<(String, String)>,
+    /// Where the figure's data comes from (for `<desc>`).
+    pub source: String,
+    /// The analysis's definition and parameters (for `<desc>`).
+    pub definition: String,
+    /// The synthetic traces' markers (how headline tables judge).
+    pub markers: Vec<Marker>,
+}
 
-/// A figure before drawing: the chart model, or a table.
+impl Env {
+    /// The missing trace or cluster a series label names, if any: a trace
+    /// (`philly`, `helios/Venus`, `Philly`) the report lacks, or a Helios
+    /// cluster (`helios/Venus`, `Venus multi-GPU`) its Helios data lacks.
+    pub fn absent(&self, label: &str) -> Option<&str> {
+        if let Some(t) = trace_of_label(label).filter(|t| !self.present.contains(t)) {
+            return self.missing.iter().find(|(m, _)| m == t.name()).map(|(m, _)| m.as_str()).or(Some(t.name()));
+        }
+        let words: Vec<&str> = label.split(['/', ' ']).take(2).collect();
+        self.missing.iter().map(|(m, _)| m.as_str()).find(|m| words.contains(m))
+    }
+
+    fn why_missing(&self, name: &str) -> String {
+        let why = self.missing.iter().find(|(m, _)| m == name).map_or("not in the store", |(_, w)| w.as_str());
+        format!("{name} ({why})")
+    }
+}
+
+/// Renders `fig` from `out`. Errors name the figure and what is wrong.
+pub fn render(fig: &FigureSpec, out: &Output, env: &Env) -> Result<FigureOut> {
+    let mut notes = charts::static_notes(fig);
+    let built = build(fig, out, env, &mut notes)?;
+    let (rendered, csv) = match built {
+        Built::Table(t) => (Rendered::Table(t), None),
+        Built::Skip(why) => (Rendered::Skipped(why), None),
+        Built::Chart(mut c) => {
+            c.about = Some(about(fig, &notes, env));
+            let svg = tracelab_plot::render(&c)
+                .map_err(|e| Error::Usage(format!("figure `{}`: drawing failed: {e}", fig.id)))?;
+            (Rendered::Svg(svg), Some(chart_csv(&c)))
+        }
+    };
+    Ok(FigureOut { rendered, csv, notes })
+}
+
+/// A figure before drawing: the chart model, a table, or nothing.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Built {
-    Chart(Box<Chart>),
+    Chart(Box<tracelab_plot::Chart>),
     Table(TextTable),
+    Skip(String),
 }
 
-/// Renders `fig` from `out`. Errors name the figure and what is missing.
-pub fn render(fig: &FigureSpec, out: &Output) -> Result<Rendered> {
-    match build(fig, out)? {
-        Built::Table(t) => Ok(Rendered::Table(t)),
-        Built::Chart(c) => plot::render(&c)
-            .map(Rendered::Svg)
-            .map_err(|e| Error::Usage(format!("figure `{}`: drawing failed: {e}", fig.id))),
+impl From<Drawn> for Built {
+    fn from(d: Drawn) -> Built {
+        match d {
+            Drawn::Chart(c) => Built::Chart(c),
+            Drawn::Skip(why) => Built::Skip(why),
+        }
     }
 }
 
 /// The chart or table `fig` asks for, from the named part of `out`.
-pub fn build(fig: &FigureSpec, out: &Output) -> Result<Built> {
+pub fn build(fig: &FigureSpec, out: &Output, env: &Env, notes: &mut Vec<String>) -> Result<Built> {
     let part = out.part(&fig.part).ok_or_else(|| {
         let names: Vec<&str> = out.parts.iter().map(|p| p.name.as_str()).collect();
         Error::Usage(format!(
@@ -66,22 +123,37 @@ pub fn build(fig: &FigureSpec, out: &Output) -> Result<Built> {
     })?;
     let problem =
         |what: &str| Error::Usage(format!("figure `{}` ({:?}): part `{}` {what}", fig.id, fig.kind, part.name));
-    let chart = match (fig.kind, &part.body) {
-        (Kind::Cdf | Kind::Ccdf, Body::Dists { x_label, series }) => dist_chart(fig, x_label, series),
+    if let Body::Table(t) = &part.body {
+        if filter_rows(fig, t)?.rows.is_empty() && fig.rows.values().any(|v| env.absent(v).is_some()) {
+            return Ok(Built::Skip(skip_reason(fig, env)));
+        }
+    }
+    let drawn = match (fig.kind, &part.body) {
+        (Kind::Cdf | Kind::Ccdf, Body::Dists { x_label, series }) => {
+            charts::dist_chart(fig, x_label, series, env, notes)
+        }
         (Kind::Lines | Kind::Steps | Kind::Scatter, Body::Curves { x_label, y_label, series }) => {
-            curve_chart(fig, x_label, y_label, series)
+            charts::curve_chart(fig, (x_label, y_label), series, env, notes)
         }
         (Kind::Bars | Kind::Hbars | Kind::Stacked | Kind::StackedColumns, Body::Table(t)) => {
-            bar_chart(fig, &filter_rows(fig, t)?)
+            charts::bar_chart(fig, &filter_rows(fig, t)?, env, notes)
         }
-        (Kind::Box, Body::Table(t)) => box_chart(fig, &filter_rows(fig, t)?),
-        (Kind::Heat, Body::Table(t)) => heat_chart(fig, &filter_rows(fig, t)?),
-        (Kind::Table, Body::Table(t)) => return Ok(Built::Table(text_table(fig, &filter_rows(fig, t)?)?)),
-        (Kind::Quantiles, Body::Dists { series, .. }) => return Ok(Built::Table(quantile_table(fig, series))),
-        (Kind::Headlines, Body::Headlines(h)) => return Ok(Built::Table(super::summary::headline_table(h))),
+        (Kind::Histogram, Body::Table(t)) => charts::histogram_chart(fig, &filter_rows(fig, t)?),
+        (Kind::Box, Body::Table(t)) => charts::box_chart(fig, &filter_rows(fig, t)?),
+        (Kind::Heat, Body::Table(t)) => charts::heat_chart(fig, &filter_rows(fig, t)?),
+        (Kind::Table, Body::Table(t)) => return Ok(Built::Table(tables::text_table(fig, &filter_rows(fig, t)?)?)),
+        (Kind::Quantiles, Body::Dists { series, .. }) => {
+            return Ok(match tables::quantile_table(fig, series, env, notes)? {
+                Some(t) => Built::Table(t),
+                None => Built::Skip(skip_reason(fig, env)),
+            })
+        }
+        (Kind::Headlines, Body::Headlines(h)) => {
+            return Ok(Built::Table(super::summary::headline_table(h, &env.markers, &out.id)))
+        }
         (_, body) => return Err(problem(&format!("is a {}, which this kind cannot draw", body_kind(body)))),
     };
-    chart.map(|c| Built::Chart(Box::new(c)))
+    drawn.map(Built::from)
 }
 
 fn body_kind(body: &Body) -> &'static str {
@@ -93,337 +165,129 @@ fn body_kind(body: &Body) -> &'static str {
     }
 }
 
-/// The series the figure asks for, in its order (all when unspecified).
-fn pick<'a, T>(fig: &FigureSpec, series: &'a [(String, T)]) -> Result<Vec<&'a (String, T)>> {
-    let Some(wanted) = &fig.series else { return Ok(series.iter().collect()) };
-    wanted
-        .iter()
-        .map(|w| {
-            series.iter().find(|(l, _)| l == w).ok_or_else(|| {
-                let have: Vec<&str> = series.iter().map(|(l, _)| l.as_str()).collect();
-                Error::Usage(format!("figure `{}`: no series `{w}` (the part has: {})", fig.id, have.join(", ")))
-            })
-        })
-        .collect()
+/// The trace a series label names, if any: its part before a `/`, in any
+/// case (`pai`, `philly`, `helios/Venus`, `Philly`).
+pub fn trace_of_label(label: &str) -> Option<Trace> {
+    Trace::from_name(&label.split('/').next().unwrap_or(label).to_ascii_lowercase())
 }
 
-fn label_of(fig: &FigureSpec, label: &str) -> String {
+/// The series the figure asks for, in its order (all when unspecified).
+/// A named series the part lacks is an error unless it names an absent
+/// trace: then it is left out with a note. None: every series it names is
+/// left out, so the figure is skipped (see [`skip_reason`]).
+pub fn pick<'a, T>(
+    fig: &FigureSpec,
+    series: &'a [(String, T)],
+    env: &Env,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<&'a (String, T)>>> {
+    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else {
+        return Ok(Some(series.iter().collect()));
+    };
+    let mut kept = Vec::new();
+    let mut left_out = Vec::new();
+    for w in wanted {
+        match series.iter().find(|(l, _)| l == w) {
+            Some(s) => kept.push(s),
+            None if env.absent(w).is_some() => left_out.push(w.clone()),
+            None => {
+                let have: Vec<&str> = series.iter().map(|(l, _)| l.as_str()).collect();
+                return Err(Error::Usage(format!(
+                    "figure `{}`: no series `{w}` (the part has: {})",
+                    fig.id,
+                    have.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(left_out_or_skip(fig, env, kept, &left_out, notes))
+}
+
+/// `kept` with a note naming what was left out, or None (skip the figure)
+/// when everything was.
+fn left_out_or_skip<X>(
+    fig: &FigureSpec,
+    env: &Env,
+    kept: Vec<X>,
+    left_out: &[String],
+    notes: &mut Vec<String>,
+) -> Option<Vec<X>> {
+    if kept.is_empty() && !left_out.is_empty() {
+        return None;
+    }
+    if !left_out.is_empty() {
+        let names: Vec<String> = left_out.iter().map(|l| label_of(fig, l)).collect();
+        notes.push(format!("Left out: {}; the report lacks {}.", names.join(", "), missing_traces(left_out, env)));
+    }
+    Some(kept)
+}
+
+/// "philly (not in the store), helios (left out by --only)" for these labels.
+fn missing_traces(labels: &[String], env: &Env) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for n in labels.iter().filter_map(|l| env.absent(l)) {
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    names.into_iter().map(|n| env.why_missing(n)).collect::<Vec<_>>().join(", ")
+}
+
+/// Why a figure has nothing to draw: the traces (or clusters) its series
+/// or row filter name.
+pub fn skip_reason(fig: &FigureSpec, env: &Env) -> String {
+    let mut labels = fig.series.as_ref().map(|s| s.get_ref().clone()).unwrap_or_default();
+    labels.extend(fig.rows.values().cloned());
+    format!("it draws only data this report lacks: {}", missing_traces(&labels, env))
+}
+
+/// The pivot values to draw as series (`series` filters and orders them,
+/// with the same rules as [`pick`]); None when none is left.
+pub fn pivot_labels(
+    fig: &FigureSpec,
+    column: &str,
+    labels: Vec<String>,
+    env: &Env,
+    notes: &mut Vec<String>,
+) -> Result<Option<Vec<String>>> {
+    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else { return Ok(Some(labels)) };
+    let mut kept = Vec::new();
+    let mut left_out = Vec::new();
+    for w in wanted {
+        if labels.contains(w) {
+            kept.push(w.clone());
+        } else if env.absent(w).is_some() {
+            left_out.push(w.clone());
+        } else {
+            let msg = format!("figure `{}`: no `{column}` value `{w}` (the table has: {})", fig.id, labels.join(", "));
+            return Err(Error::Usage(msg));
+        }
+    }
+    Ok(left_out_or_skip(fig, env, kept, &left_out, notes))
+}
+
+/// The legend text of a series label (the spec's `rename`).
+pub fn label_of(fig: &FigureSpec, label: &str) -> String {
     fig.rename.get(label).cloned().unwrap_or_else(|| label.to_string())
 }
 
-fn base_chart(fig: &FigureSpec, kind: plot::Kind, x: Axis, y: Axis) -> Chart {
-    let mut chart = Chart::new(kind, x, y);
-    if let Some([w, h]) = fig.size {
-        chart.size = (w, h);
+/// The SVG's `<title>` and `<desc>`: what the figure mirrors and shows, the
+/// definition and parameters, the data it was drawn from.
+fn about(fig: &FigureSpec, notes: &[String], env: &Env) -> About {
+    let mut desc = format!("{}. {}", fig.mirrors, fig.caption);
+    for n in notes {
+        desc.push(' ');
+        desc.push_str(n);
     }
-    chart.legend = legend(fig.legend.as_deref());
-    chart.y2 = fig.y2.as_ref().map(|a| axis(a, "", Scale::Linear));
-    chart
-}
-
-fn legend(name: Option<&str>) -> Legend {
-    match name {
-        Some("none") => Legend::None,
-        Some("below") => Legend::Below,
-        Some("top-left") => Legend::TopLeft,
-        Some("top-right") => Legend::TopRight,
-        Some("bottom-left") => Legend::BottomLeft,
-        Some("bottom-right") => Legend::BottomRight,
-        _ => Legend::Auto,
-    }
-}
-
-/// A plot axis from the spec, with the analysis's label as the default.
-fn axis(spec: &AxisSpec, default_label: &str, default_scale: Scale) -> Axis {
-    let scale = match spec.scale.as_deref() {
-        Some("log") => Scale::Log,
-        Some("symlog") => Scale::Symlog { linthresh: spec.linthresh.unwrap_or(1.0) },
-        Some(_) => Scale::Linear,
-        None => default_scale,
-    };
-    let mut a = Axis::new(spec.label.clone().unwrap_or_else(|| default_label.to_string()), scale);
-    a.min = spec.min;
-    a.max = spec.max;
-    a.ticks = spec.ticks.clone();
-    a.tick_format = match spec.format.as_deref() {
-        Some("percent") => TickFormat::Percent,
-        Some("integer") => TickFormat::Integer,
-        Some("duration") => TickFormat::Duration,
-        Some("sci") => TickFormat::Sci,
-        _ => TickFormat::Auto,
-    };
-    a
-}
-
-fn dist_chart(fig: &FigureSpec, x_label: &str, series: &[(String, Dist)]) -> Result<Chart> {
-    let ccdf = fig.kind == Kind::Ccdf;
-    let (y_label, y_scale) =
-        if ccdf { ("Share of samples above x (%)", Scale::Log) } else { ("CDF (%)", Scale::Linear) };
-    let mut y = axis(&fig.y, y_label, y_scale);
-    if !ccdf && y.min.is_none() && y.max.is_none() {
-        y = y.range(0.0, 100.0);
-    }
-    let mut chart = base_chart(fig, plot::Kind::Line, axis(&fig.x, x_label, Scale::Linear), y);
-    let div = fig.x_div.unwrap_or(1.0);
-    for (label, d) in pick(fig, series)? {
-        let pts = if ccdf { ccdf_points(d) } else { d.cdf_curve(CDF_PLOT_POINTS) };
-        let pts = pts.into_iter().map(|(x, y)| (x / div, y)).collect();
-        chart.series.push(series_for(fig, label, Data::Points(pts)));
-    }
-    Ok(chart)
-}
-
-fn series_for(fig: &FigureSpec, label: &str, data: Data) -> Series {
-    let s = Series::new(label_of(fig, label), data);
-    if fig.right.iter().any(|r| r == label) {
-        s.right()
-    } else {
-        s
-    }
-}
-
-/// Exact P(X > v) in percent, (n - #samples <= v) / n, at evenly spaced
-/// ranks plus ranks spaced evenly in log(tail mass), so a log-log plot shows
-/// the tail down to the largest samples; the largest value (P = 0) has no
-/// place on a log axis.
-pub fn ccdf_points(d: &Dist) -> Vec<(f64, f64)> {
-    let n = d.n();
-    if n == 0 {
-        return Vec::new();
-    }
-    let cum: Vec<u64> = d
-        .counts()
-        .iter()
-        .scan(0, |acc, c| {
-            *acc += c;
-            Some(*acc)
-        })
-        .collect();
-    let mut ranks: Vec<u64> = (0..CDF_PLOT_POINTS as u64).map(|j| j * (n - 1) / (CDF_PLOT_POINTS as u64 - 1)).collect();
-    let decades = (n as f64).log10();
-    let steps = (decades * 40.0).ceil().max(1.0) as u64;
-    for j in 0..=steps {
-        let tail = (n as f64) / 10f64.powf(j as f64 * decades / steps as f64);
-        ranks.push(n.saturating_sub(tail.ceil() as u64));
-    }
-    // The distinct value holding each 0-based rank k: the first with cum > k.
-    let mut idx: Vec<usize> = ranks.into_iter().map(|k| cum.partition_point(|&c| c <= k)).collect();
-    idx.sort_unstable();
-    idx.dedup();
-    idx.into_iter().filter(|&i| cum[i] < n).map(|i| (d.values()[i], 100.0 * (n - cum[i]) as f64 / n as f64)).collect()
-}
-
-fn curve_chart(fig: &FigureSpec, x_label: &str, y_label: &str, series: &[(String, Vec<(f64, f64)>)]) -> Result<Chart> {
-    let kind = match fig.kind {
-        Kind::Steps => plot::Kind::Step,
-        Kind::Scatter => plot::Kind::Scatter,
-        _ => plot::Kind::Line,
-    };
-    let x = axis(&fig.x, x_label, Scale::Linear);
-    let mut chart = base_chart(fig, kind, x, axis(&fig.y, y_label, Scale::Linear));
-    let div = fig.x_div.unwrap_or(1.0);
-    for (label, pts) in pick(fig, series)? {
-        let pts = match fig.bin {
-            Some(w) => bin_means(pts, w),
-            None => pts.clone(),
-        };
-        let pts = pts.into_iter().map(|(x, y)| (x / div, y)).collect();
-        chart.series.push(series_for(fig, label, Data::Points(pts)));
-    }
-    Ok(chart)
-}
-
-/// Mean y per x bin [k*w, (k+1)*w), placed at the bin start; NaN y skipped.
-pub fn bin_means(pts: &[(f64, f64)], w: f64) -> Vec<(f64, f64)> {
-    let mut bins: BTreeMap<i64, (f64, u64)> = BTreeMap::new();
-    for &(x, y) in pts.iter().filter(|p| p.0.is_finite() && p.1.is_finite()) {
-        let e = bins.entry((x / w).floor() as i64).or_insert((0.0, 0));
-        e.0 += y;
-        e.1 += 1;
-    }
-    bins.into_iter().map(|(k, (sum, n))| (k as f64 * w, sum / n as f64)).collect()
-}
-
-/// The table's rows that match the figure's `rows` filter.
-fn filter_rows(fig: &FigureSpec, t: &ResultTable) -> Result<ResultTable> {
-    let mut keep = Vec::new();
-    for (col, want) in &fig.rows {
-        keep.push((column(fig, t, col)?, want));
-    }
-    let rows = t.rows.iter().filter(|r| keep.iter().all(|(i, want)| cell_text(&r[*i]) == **want)).cloned().collect();
-    Ok(ResultTable { columns: t.columns.clone(), rows })
-}
-
-fn column(fig: &FigureSpec, t: &ResultTable, name: &str) -> Result<usize> {
-    t.columns.iter().position(|c| c == name).ok_or_else(|| {
-        Error::Usage(format!(
-            "figure `{}`: the table has no column `{name}` (it has: {})",
-            fig.id,
-            t.columns.join(", ")
-        ))
-    })
-}
-
-fn cell_f64(c: &Cell) -> f64 {
-    match c {
-        Cell::Int(i) => *i as f64,
-        Cell::Float(f) => *f,
-        _ => f64::NAN,
-    }
-}
-
-fn bar_chart(fig: &FigureSpec, t: &ResultTable) -> Result<Chart> {
-    let cat = column(fig, t, fig.category.as_deref().unwrap_or_default())?;
-    let horizontal = matches!(fig.kind, Kind::Hbars | Kind::Stacked);
-    let mode =
-        if matches!(fig.kind, Kind::Stacked | Kind::StackedColumns) { BarMode::Stacked } else { BarMode::Grouped };
-    let cat_label = t.columns[cat].clone();
-    let (cat_axis, val_axis) = if horizontal { (&fig.y, &fig.x) } else { (&fig.x, &fig.y) };
-    let cats = axis(cat_axis, &cat_label, Scale::Category);
-    let vals = axis(val_axis, "", Scale::Linear);
-    let (x, y) = if horizontal { (vals, cats) } else { (cats, vals) };
-    let mut chart = base_chart(fig, plot::Kind::Bars { horizontal, mode }, x, y);
-    if let Some(p) = &fig.pivot {
-        chart.series = pivot_series(fig, t, cat, column(fig, t, p)?)?;
-        return Ok(chart);
-    }
-    for name in fig.columns.as_deref().unwrap_or_default() {
-        let i = column(fig, t, name)?;
-        let bars = t.rows.iter().map(|r| (cell_text(&r[cat]), cell_f64(&r[i]))).collect();
-        chart.series.push(series_for(fig, name, Data::Bars(bars)));
-    }
-    Ok(chart)
-}
-
-/// Bars of a long table (e.g. trace, status, share): one series per value
-/// of the `pivot` column, plotting the one `columns` entry by category.
-fn pivot_series(fig: &FigureSpec, t: &ResultTable, cat: usize, piv: usize) -> Result<Vec<Series>> {
-    let value = column(fig, t, fig.columns.as_deref().and_then(<[String]>::first).map_or("", String::as_str))?;
-    let mut labels: Vec<String> = Vec::new();
-    for r in &t.rows {
-        let l = cell_text(&r[piv]);
-        if !labels.contains(&l) {
-            labels.push(l);
-        }
-    }
-    if let Some(wanted) = &fig.series {
-        if let Some(w) = wanted.iter().find(|w| !labels.contains(w)) {
-            let msg = format!(
-                "figure `{}`: no `{}` value `{w}` (the table has: {})",
-                fig.id,
-                t.columns[piv],
-                labels.join(", ")
-            );
-            return Err(Error::Usage(msg));
-        }
-        labels = wanted.clone();
-    }
-    let series = labels.iter().map(|l| {
-        let rows = t.rows.iter().filter(|r| cell_text(&r[piv]) == *l);
-        let bars = rows.map(|r| (cell_text(&r[cat]), cell_f64(&r[value]))).collect();
-        series_for(fig, l, Data::Bars(bars))
-    });
-    Ok(series.collect())
-}
-
-fn box_chart(fig: &FigureSpec, t: &ResultTable) -> Result<Chart> {
-    let cat = column(fig, t, fig.category.as_deref().unwrap_or_default())?;
-    let cols = fig.boxes.as_ref().map(|b| b.iter().map(|c| column(fig, t, c)).collect::<Result<Vec<_>>>());
-    let cols = cols.transpose()?.unwrap_or_default();
-    let boxes = t
-        .rows
-        .iter()
-        .map(|r| {
-            let v = |k: usize| cell_f64(&r[cols[k]]);
-            let stats = BoxStats { whisker_lo: v(0), q1: v(1), median: v(2), q3: v(3), whisker_hi: v(4) };
-            (cell_text(&r[cat]), stats)
-        })
-        .collect();
-    let x = axis(&fig.x, &t.columns[cat], Scale::Category);
-    let mut chart = base_chart(fig, plot::Kind::Box, x, axis(&fig.y, "", Scale::Linear));
-    chart.series.push(Series::new("", Data::Boxes(boxes)));
-    Ok(chart)
-}
-
-fn heat_chart(fig: &FigureSpec, t: &ResultTable) -> Result<Chart> {
-    let row = column(fig, t, fig.category.as_deref().unwrap_or_default())?;
-    let [bin_col, value_col] = fig.heat.as_ref().map(|[b, v]| [b.as_str(), v.as_str()]).unwrap_or_default();
-    let (bin, value) = (column(fig, t, bin_col)?, column(fig, t, value_col)?);
-    let bins: Vec<f64> = t.rows.iter().map(|r| heat_bin(&r[bin])).collect::<Option<_>>().ok_or_else(|| {
-        Error::Usage(format!("figure `{}`: column `{bin_col}` holds neither numbers nor timestamps", fig.id))
-    })?;
-    let origin = if matches!(t.rows.first().map(|r| &r[bin]), Some(Cell::Str(_))) {
-        bins.iter().copied().fold(f64::INFINITY, f64::min)
-    } else {
-        0.0
-    };
-    let div = fig.x_div.unwrap_or(1.0);
-    let mut cols: Vec<f64> = bins.iter().map(|b| (b - origin) / div).collect();
-    cols.sort_by(f64::total_cmp);
-    cols.dedup();
-    // Rows in order of first appearance; one name lookup per table row.
-    let mut rows: Vec<String> = Vec::new();
-    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-    let row_of: Vec<usize> = t
-        .rows
-        .iter()
-        .map(|r| {
-            let name = cell_text(&r[row]);
-            *index.entry(name.clone()).or_insert_with(|| {
-                rows.push(name);
-                rows.len() - 1
-            })
-        })
-        .collect();
-    let mut values = vec![vec![f64::NAN; cols.len()]; rows.len()];
-    for ((r, b), &ri) in t.rows.iter().zip(&bins).zip(&row_of) {
-        let ci = cols.partition_point(|c| *c < (b - origin) / div);
-        values[ri][ci] = cell_f64(&r[value]);
-    }
-    let x = axis(&fig.x, bin_col, Scale::Linear);
-    let mut chart = base_chart(fig, plot::Kind::Heat, x, axis(&fig.y, &t.columns[row], Scale::Category));
-    chart.y2 = Some(fig.y2.as_ref().map_or_else(|| Axis::linear(value_col), |a| axis(a, value_col, Scale::Linear)));
-    chart.series.push(Series::new("", Data::Heat { rows, cols, values }));
-    Ok(chart)
-}
-
-/// A heat-map column position: a number, or a timestamp as hours since the
-/// epoch (the caller shifts it to the first bin).
-fn heat_bin(c: &Cell) -> Option<f64> {
-    match c {
-        Cell::Int(i) => Some(*i as f64),
-        Cell::Float(f) => Some(*f),
-        Cell::Str(s) => {
-            chrono::DateTime::parse_from_str(s, "%Y-%m-%d %H:%M:%S%.f%:z").ok().map(|t| t.timestamp() as f64 / 3600.0)
-        }
-        Cell::Null => None,
-    }
-}
-
-fn text_table(fig: &FigureSpec, t: &ResultTable) -> Result<TextTable> {
-    let names: Vec<String> = fig.columns.clone().unwrap_or_else(|| t.columns.clone());
-    let idx: Vec<usize> = names.iter().map(|n| column(fig, t, n)).collect::<Result<_>>()?;
-    let rows = t.rows.iter().map(|r| idx.iter().map(|&i| cell_text(&r[i])).collect()).collect();
-    Ok(TextTable { columns: names, rows })
-}
-
-fn quantile_table(fig: &FigureSpec, series: &[(String, Dist)]) -> TextTable {
-    let columns = ["series", "n", "mean", "p10", "p50", "p90", "p99", "max"].map(String::from).to_vec();
-    let rows = pick(fig, series)
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(label, d)| {
-            let q = |p: f64| number(d.quantile(p) / fig.x_div.unwrap_or(1.0));
-            let n = d.n().to_string();
-            vec![label_of(fig, label), n, number(d.mean()), q(0.1), q(0.5), q(0.9), q(0.99), q(1.0)]
-        })
-        .collect();
-    TextTable { columns, rows }
+    desc.push_str(&format!(" Definition: {} Data: {}. Plotted points: {}.csv.", env.definition, env.source, fig.id));
+    About { title: fig.title.clone(), desc }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracelab_analysis::{Cell, ResultTable};
+    use tracelab_plot::Data;
 
     fn fig(extra: &str) -> FigureSpec {
         let text = format!(
@@ -441,9 +305,35 @@ mod tests {
         }
     }
 
+    fn all() -> Env {
+        Env { present: Trace::ALL.to_vec(), ..Env::default() }
+    }
+
+    #[test]
+    fn labels_naming_missing_traces_or_clusters_are_absent() {
+        let env = Env {
+            present: vec![Trace::Pai, Trace::Helios],
+            missing: vec![
+                ("philly".into(), "not in the store".into()),
+                ("Venus".into(), "not in the Helios data".into()),
+            ],
+            ..Env::default()
+        };
+        assert_eq!(env.absent("Philly"), Some("philly"));
+        assert_eq!(env.absent("helios/Venus"), Some("Venus"));
+        assert_eq!(env.absent("Venus multi-GPU"), Some("Venus"));
+        assert_eq!(env.absent("helios/Earth"), None);
+        assert_eq!(env.absent("Venuss multi-GPU"), None);
+        assert_eq!(env.absent("pai"), None);
+    }
+
+    fn pivot(extra: &str, env: &Env) -> Result<Option<Vec<tracelab_plot::Series>>> {
+        charts::pivot_series(&fig(extra), &long_table(), 1, 0, env, &mut Vec::new())
+    }
+
     #[test]
     fn pivot_makes_one_series_per_value_in_order() {
-        let s = pivot_series(&fig(""), &long_table(), 1, 0).unwrap();
+        let s = pivot("", &all()).unwrap().unwrap();
         let labels: Vec<&str> = s.iter().map(|s| s.label.as_str()).collect();
         assert_eq!(labels, ["A", "B"]);
         assert_eq!(s[1].data, Data::Bars(vec![("ok".into(), 30.0), ("bad".into(), 70.0)]));
@@ -451,9 +341,32 @@ mod tests {
 
     #[test]
     fn pivot_follows_series_and_rejects_unknown_values() {
-        let s = pivot_series(&fig("series = [\"B\"]"), &long_table(), 1, 0).unwrap();
-        assert_eq!(s.len(), 1);
-        assert_eq!(s[0].label, "B");
-        assert!(pivot_series(&fig("series = [\"C\"]"), &long_table(), 1, 0).is_err());
+        let s = pivot("series = [\"B\"]", &all()).unwrap().unwrap();
+        assert_eq!((s.len(), s[0].label.as_str()), (1, "B"));
+        assert!(pivot("series = [\"C\"]", &all()).is_err());
+    }
+
+    #[test]
+    fn a_pivot_value_naming_an_absent_trace_is_left_out_and_a_misspelling_is_not() {
+        let pai_only = Env {
+            present: vec![Trace::Pai],
+            missing: vec![("philly".into(), "left out by --only".into())],
+            ..Env::default()
+        };
+        let mut notes = Vec::new();
+        let s = charts::pivot_series(&fig("series = [\"A\", \"Philly\"]"), &long_table(), 1, 0, &pai_only, &mut notes);
+        assert_eq!(s.unwrap().unwrap().len(), 1);
+        assert_eq!(notes, ["Left out: Philly; the report lacks philly (left out by --only)."]);
+        assert!(pivot("series = [\"Phily\"]", &pai_only).is_err());
+        assert_eq!(pivot("series = [\"Philly\"]", &pai_only).unwrap(), None);
+    }
+
+    #[test]
+    fn series_labels_name_their_trace() {
+        assert_eq!(trace_of_label("helios/Venus"), Some(Trace::Helios));
+        assert_eq!(trace_of_label("Philly"), Some(Trace::Philly));
+        assert_eq!(trace_of_label("pai"), Some(Trace::Pai));
+        assert_eq!(trace_of_label("V100"), None);
+        assert_eq!(trace_of_label("phily"), None);
     }
 }

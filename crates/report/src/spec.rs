@@ -84,8 +84,11 @@ pub struct FigureSpec {
     pub y: AxisSpec,
     /// Twin right axis (curves) or the colour scale (heat).
     pub y2: Option<AxisSpec>,
-    /// Series to draw, in order (default: all, in the analysis's order).
-    pub series: Option<Vec<String>>,
+    /// Series to draw, in order (default: all, in the analysis's order). A
+    /// series naming a trace (`pai`, `helios/Venus`) or Helios cluster the
+    /// report lacks is left out with a note; any other series the part lacks
+    /// is an error at this line.
+    pub series: Option<Spanned<Vec<String>>>,
     /// Series drawn against the right axis.
     #[serde(default)]
     pub right: Vec<String>,
@@ -108,6 +111,15 @@ pub struct FigureSpec {
     pub boxes: Option<[String; 5]>,
     /// Heat: the column holding the time bin and the one holding the value.
     pub heat: Option<[String; 2]>,
+    /// Histogram: the columns holding each bin's lower and upper edge (the
+    /// values are the `columns`).
+    pub bins: Option<[String; 2]>,
+    /// What counts as no data, drawn as a gap (line broken, bar absent):
+    /// `outer-zeros` when the analysis fills a fixed grid (months 4..9, the
+    /// days of 2020-04..09) with 0 outside the trace's window, so zeros
+    /// before a series' first and after its last non-zero value are no
+    /// data. Without it only missing bins (`bin`) and NaN are gaps.
+    pub gaps: Option<String>,
     /// Curves: average y over x bins of this width (long per-minute series).
     pub bin: Option<f64>,
     /// Curves / dists: divide x by this (minutes -> days, s -> h).
@@ -144,6 +156,9 @@ pub enum Kind {
     Box,
     /// A `table` part as a heat map (`category` rows x `heat` columns).
     Heat,
+    /// A `table` part as a histogram: bars from `bins` lower to upper edge,
+    /// one series per `columns` entry, on a numeric x axis.
+    Histogram,
     /// A `table` part as an HTML table.
     Table,
     /// A `dists` part as a table of n, mean and quantiles.
@@ -278,6 +293,8 @@ fn needs(f: &FigureSpec) -> Option<&'static str> {
         }
         Kind::Box if f.category.is_none() || f.boxes.is_none() => Some("box plots need `category` and `boxes`"),
         Kind::Heat if f.category.is_none() || f.heat.is_none() => Some("heat maps need `category` and `heat`"),
+        Kind::Histogram if f.bins.is_none() || f.columns.is_none() => Some("histograms need `bins` and `columns`"),
+        _ if f.gaps.as_deref().is_some_and(|g| g != "outer-zeros") => Some("`gaps` can only be \"outer-zeros\""),
         _ => None,
     }
 }

@@ -1,17 +1,21 @@
-//! The report's numbers: headline rows (ours beside the published value and
-//! the difference), `summary.md` and `summary.json`. Numbers in the summary
-//! files are rounded to six significant digits so that the files diff
-//! cleanly and stay byte-identical where the last float bits of an engine
-//! sum could differ.
+//! The report's numbers: headline rows (ours beside the published value,
+//! judged by the tolerance rule), `summary.md` and `summary.json`. Numbers
+//! in `summary.json` are rounded to six significant digits so that the file
+//! diffs cleanly and stays byte-identical where the last float bits of an
+//! engine sum could differ.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use tracelab_analysis::Headline;
+use tracelab_schema::synthetic::Marker;
 
-use super::figure::{Rendered, TextTable};
+use super::calibration::{judge, TOLERANCE_RULE};
+use super::figure::Rendered;
 use super::format::{md_cell, number};
-use super::{FigureReport, SpecReport};
+use super::inputs::markers;
+use super::tables::TextTable;
+use super::{Data, FigureReport, SpecReport};
 
 /// One headline number of one analysis run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -38,46 +42,49 @@ impl HeadlineRow {
             source: h.source.clone(),
         }
     }
-
-    /// ours - published, and the relative difference, as text.
-    pub fn difference(&self) -> String {
-        match (self.value, self.published) {
-            (Some(v), Some(p)) if p != 0.0 => format!("{} ({:+.1} %)", signed(v - p), 100.0 * (v - p) / p.abs()),
-            (Some(v), Some(p)) => signed(v - p),
-            _ => String::new(),
-        }
-    }
-}
-
-fn signed(x: f64) -> String {
-    if x > 0.0 {
-        format!("+{}", number(x))
-    } else {
-        number(x)
-    }
 }
 
 fn opt(x: Option<f64>) -> String {
     x.map(number).unwrap_or_default()
 }
 
-/// A headlines part as a table: ours, published, difference.
-pub fn headline_table(headlines: &[Headline]) -> TextTable {
-    rows_table(&headlines.iter().map(|h| HeadlineRow::new("", h)).collect::<Vec<_>>(), false)
+/// A headlines part as a table (a spec figure of kind `headlines`).
+pub fn headline_table(headlines: &[Headline], markers: &[Marker], analysis: &str) -> TextTable {
+    judged_table(&headlines.iter().map(|h| HeadlineRow::new(analysis, h)).collect::<Vec<_>>(), markers)
 }
 
-/// Headline rows as a table, with the analysis id when `with_analysis`.
+/// Headlines with a published value: ours, the published value (times the
+/// scale for a synthetic count) and how they compare.
+pub fn judged_table(rows: &[HeadlineRow], markers: &[Marker]) -> TextTable {
+    let columns = ["headline", "ours", "published", "vs published", "unit", "published in"].map(String::from).to_vec();
+    let rows = rows
+        .iter()
+        .map(|r| {
+            let j = judge(r, markers);
+            vec![
+                r.label.clone(),
+                opt(r.value),
+                j.reference_text(r.published),
+                j.mark(),
+                r.unit.clone(),
+                r.source.clone(),
+            ]
+        })
+        .collect();
+    TextTable { columns, rows }
+}
+
+/// Headlines without a published value, with the analysis id when
+/// `with_analysis`.
 pub fn rows_table(rows: &[HeadlineRow], with_analysis: bool) -> TextTable {
-    let mut columns: Vec<String> =
-        ["headline", "ours", "published", "ours - published", "unit", "published in"].map(String::from).to_vec();
+    let mut columns: Vec<String> = ["headline", "ours", "unit"].map(String::from).to_vec();
     if with_analysis {
         columns.insert(0, "analysis".into());
     }
     let rows = rows
         .iter()
         .map(|r| {
-            let mut row =
-                vec![r.label.clone(), opt(r.value), opt(r.published), r.difference(), r.unit.clone(), r.source.clone()];
+            let mut row = vec![r.label.clone(), opt(r.value), r.unit.clone()];
             if with_analysis {
                 row.insert(0, r.analysis.clone());
             }
@@ -85,6 +92,18 @@ pub fn rows_table(rows: &[HeadlineRow], with_analysis: bool) -> TextTable {
         })
         .collect();
     TextTable { columns, rows }
+}
+
+/// The rows grouped per analysis, in order of first appearance.
+pub fn by_analysis(rows: &[HeadlineRow]) -> Vec<(String, Vec<HeadlineRow>)> {
+    let mut groups: Vec<(String, Vec<HeadlineRow>)> = Vec::new();
+    for r in rows {
+        match groups.iter_mut().find(|(a, _)| *a == r.analysis) {
+            Some((_, g)) => g.push(r.clone()),
+            None => groups.push((r.analysis.clone(), vec![r.clone()])),
+        }
+    }
+    groups
 }
 
 /// Six significant digits, as a JSON number (null for None).
@@ -95,55 +114,113 @@ fn rounded(x: Option<f64>) -> Value {
     }
 }
 
-/// `summary.json`: every spec's figures and headline numbers, and the
-/// inputs (the ingest manifests).
-pub fn json(specs: &[SpecReport], inputs: &[(String, Value)], version: &str) -> String {
-    let specs: Vec<Value> = specs.iter().map(spec_json).collect();
-    let inputs: Vec<Value> = inputs.iter().map(|(t, m)| json!({ "trace": t, "manifest": m })).collect();
-    let v = json!({ "tracelab_version": version, "specs": specs, "inputs": inputs });
+/// `summary.json`: what the data is, every spec's figures and headline
+/// numbers (with their verdicts), and the inputs (the ingest manifests).
+pub fn json(specs: &[SpecReport], data: &Data, version: &str) -> String {
+    let markers = markers(&data.traces);
+    let specs: Vec<Value> = specs.iter().map(|s| spec_json(s, &markers)).collect();
+    let traces: Vec<Value> = data
+        .traces
+        .iter()
+        .map(|d| {
+            let rows: serde_json::Map<String, Value> = d.tables.iter().map(|(t, n)| (t.clone(), json!(n))).collect();
+            json!({ "trace": d.trace.name(), "origin": d.origin(), "synthetic": d.marker.is_some(),
+                    "scale": d.marker.as_ref().map(|m| m.scale), "seed": d.marker.as_ref().map(|m| m.seed),
+                    "real_files": d.real_files(), "rows": rows, "rejected": d.rejected })
+        })
+        .collect();
+    let traces_missing = data.missing.iter().map(|(t, why)| json!({ "trace": t.name(), "why": why }));
+    let clusters = data.missing_clusters.iter().map(|(c, why)| json!({ "trace": "helios", "cluster": c, "why": why }));
+    let missing: Vec<Value> = traces_missing.chain(clusters).collect();
+    let inputs: Vec<Value> = data.manifests.iter().map(|(t, m)| json!({ "trace": t, "manifest": m })).collect();
+    let v = json!({ "tracelab_version": version, "data": traces, "missing": missing, "tolerance": TOLERANCE_RULE,
+                    "specs": specs, "inputs": inputs });
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }
 
-fn spec_json(s: &SpecReport) -> Value {
+fn spec_json(s: &SpecReport, markers: &[Marker]) -> Value {
     let figures: Vec<Value> = s.figures.iter().map(figure_json).collect();
     let headlines: Vec<Value> = s
         .headlines
         .iter()
         .map(|h| {
+            let j = judge(h, markers);
             json!({ "analysis": h.analysis, "key": h.key, "label": h.label, "value": rounded(h.value),
-                    "unit": h.unit, "published": rounded(h.published), "source": h.source })
+                    "unit": h.unit, "published": rounded(h.published), "source": h.source,
+                    "compared_with": rounded(j.reference.filter(|_| h.published.is_some())),
+                    "verdict": j.verdict_name() })
         })
         .collect();
     json!({ "id": s.spec.body.id, "title": s.spec.body.title, "spec": s.spec.path.display().to_string(),
-            "sha256": s.spec.sha256, "skipped": s.skipped, "figures": figures, "headlines": headlines })
+            "sha256": s.spec.sha256, "skipped": s.skipped, "notes": s.notes, "figures": figures,
+            "headlines": headlines })
 }
 
 fn figure_json(f: &FigureReport) -> Value {
     let params: serde_json::Map<String, Value> =
         f.params.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    let skipped = match &f.rendered {
+        Rendered::Skipped(why) => Some(why.as_str()),
+        _ => None,
+    };
     json!({ "id": f.id, "title": f.title, "mirrors": f.mirrors, "analysis": f.analysis, "params": params,
-            "part": f.part, "file": f.file })
+            "part": f.part, "file": f.file, "csv": f.csv.as_ref().map(|c| &c.0), "notes": f.notes,
+            "skipped": skipped, "calibrated": f.calibrated })
 }
 
-/// `summary.md`: the same numbers for people reading a diff.
-pub fn markdown(specs: &[SpecReport], version: &str) -> String {
+/// `summary.md`: the same for people reading a diff.
+pub fn markdown(specs: &[SpecReport], data: &Data, version: &str) -> String {
     let mut md = format!("# tracelab report\n\ntracelab {version}. Numbers rounded to four significant digits.\n");
+    md.push_str("\n## What this report is made from\n\n");
+    for d in &data.traces {
+        md.push_str(&format!("- {}: {}; rows: {}", d.trace.name(), md_cell(&d.origin()), md_cell(&d.rows_text())));
+        if !d.real_files().is_empty() {
+            md.push_str(&format!("; real files: {}", md_cell(&d.real_files().join(", "))));
+        }
+        md.push('\n');
+    }
+    for (t, why) in &data.missing {
+        md.push_str(&format!("- {}: {why}\n", t.name()));
+    }
+    for (c, why) in &data.missing_clusters {
+        md.push_str(&format!("- Helios {c}: {why}\n"));
+    }
+    md.push_str(&format!("\n{}\n", md_cell(TOLERANCE_RULE)));
+    let markers = markers(&data.traces);
     for s in specs {
-        md.push_str(&format!("\n## {}\n\n", s.spec.body.title));
-        if let Some(why) = &s.skipped {
-            md.push_str(&format!("Skipped: {why}\n"));
-            continue;
-        }
-        md.push_str(&format!("Spec `{}` (sha256 {}).\n\n", s.spec.path.display(), &s.spec.sha256[..16]));
-        md.push_str(&md_table(&rows_table(&s.headlines, true)));
-        md.push_str("\n### Figures\n\n");
-        for f in &s.figures {
-            let what = match &f.rendered {
-                Rendered::Svg(_) => format!("[{}]({})", md_cell(&f.title), f.file.clone().unwrap_or_default()),
-                Rendered::Table(_) => md_cell(&f.title),
-            };
-            md.push_str(&format!("- {what}: {} (`{}`, part `{}`)\n", md_cell(&f.mirrors), f.analysis, f.part));
-        }
+        md.push_str(&spec_markdown(s, &markers));
+    }
+    md
+}
+
+fn spec_markdown(s: &SpecReport, markers: &[Marker]) -> String {
+    let mut md = format!("\n## {}\n\n", md_cell(&s.spec.body.title));
+    if let Some(why) = &s.skipped {
+        md.push_str(&format!("Skipped: {}\n", md_cell(why)));
+        return md;
+    }
+    md.push_str(&format!("Spec `{}` (sha256 {}).\n\n", s.spec.path.display(), &s.spec.sha256[..16]));
+    for n in &s.notes {
+        md.push_str(&format!("{}\n\n", md_cell(n)));
+    }
+    md.push_str("### Figures\n\n");
+    for f in &s.figures {
+        let what = match (&f.rendered, &f.file) {
+            (Rendered::Svg(_), Some(file)) => format!("[{}]({file})", md_cell(&f.title)),
+            (Rendered::Skipped(why), _) => format!("{} (not drawn: {})", md_cell(&f.title), md_cell(why)),
+            _ => md_cell(&f.title),
+        };
+        let csv = f.csv.as_ref().map_or(String::new(), |(p, _)| format!(", [csv]({p})"));
+        let tag = if f.calibrated { "" } else { " (not calibrated: synthetic)" };
+        md.push_str(&format!("- {what}{tag}: {} (`{}`, part `{}`{csv})\n", md_cell(&f.mirrors), f.analysis, f.part));
+    }
+    let with: Vec<HeadlineRow> = s.headlines.iter().filter(|r| r.published.is_some()).cloned().collect();
+    if !with.is_empty() {
+        md.push_str("\n### Headline numbers beside the published values\n");
+    }
+    for (analysis, rows) in by_analysis(&with) {
+        md.push_str(&format!("\n`{analysis}`\n\n"));
+        md.push_str(&md_table(&judged_table(&rows, markers)));
     }
     md
 }
@@ -162,13 +239,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn differences_are_signed_and_relative() {
-        let h = Headline::new("k", "share", 31.6, "%").published(30.0, "ATC'19");
-        let r = HeadlineRow::new("philly.x", &h);
-        // 31.6 - 30 = 1.6; 1.6 / 30 = 5.33 %.
-        assert_eq!(r.difference(), "+1.6 (+5.3 %)");
+    fn judged_rows_show_the_mark_not_a_wall_of_percentages() {
+        let close = Headline::new("k", "share", 31.6, "%").published(30.0, "ATC'19");
+        let off = Headline::new("p90", "P90 wait", 39694.0, "s").published(497.0, "NSDI'22");
+        let t = headline_table(&[close, off], &[], "philly.x");
+        assert_eq!(t.rows[0][..4], ["share", "31.6", "30", "≈"]);
+        // (39694 - 497) / 497 = +7886.7 %.
+        assert_eq!(t.rows[1][..4], ["P90 wait", "39694", "497", "▲ +7886.7 %"]);
         let none = HeadlineRow::new("a", &Headline::new("k", "l", f64::NAN, ""));
-        assert_eq!((none.value, none.difference()), (None, String::new()));
+        assert_eq!(none.value, None);
     }
 
     #[test]
@@ -176,5 +255,12 @@ mod tests {
         assert_eq!(rounded(Some(2.0 / 3.0)), json!(0.666667));
         assert_eq!(rounded(Some(13709.44)), json!(13709.4));
         assert_eq!(rounded(Some(f64::NAN)), Value::Null);
+    }
+
+    #[test]
+    fn rows_group_per_analysis_in_first_appearance_order() {
+        let r = |a: &str| HeadlineRow::new(a, &Headline::new("k", "l", 1.0, ""));
+        let g = by_analysis(&[r("b"), r("a"), r("b")]);
+        assert_eq!(g.iter().map(|(a, rows)| (a.as_str(), rows.len())).collect::<Vec<_>>(), [("b", 2), ("a", 1)]);
     }
 }

@@ -18,6 +18,7 @@ pub mod philly;
 pub mod raw;
 mod render;
 pub mod status;
+pub mod synthetic;
 pub mod unified;
 
 pub use error::{Error, Result};

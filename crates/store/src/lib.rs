@@ -24,6 +24,8 @@ use tracelab_schema::{self as schema, Table, Trace};
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
+    /// The traces this view shows (`Store::only`); `None`: all of them.
+    only: Option<Vec<Trace>>,
 }
 
 /// One table present in the store.
@@ -36,7 +38,7 @@ pub struct StoredTable {
 impl Store {
     /// Opens a store; fails when the folder holds no ingested table at all.
     pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
-        let store = Store { root: root.into() };
+        let store = Store { root: root.into(), only: None };
         if !store.root.is_dir() {
             return Err(Error::Usage(format!(
                 "{}: no such store; run `tracelab ingest <trace-dir>` first (the store is <trace-dir>/.tracelab unless --out was given)",
@@ -56,6 +58,21 @@ impl Store {
         &self.root
     }
 
+    /// The same store seen as if it held only `traces` (`tracelab report
+    /// --only`): the other traces' tables are absent and the unified jobs
+    /// table keeps only the selected traces' rows, so every analysis sees
+    /// what a store ingested from those traces alone would give it.
+    pub fn only(&self, traces: &[Trace]) -> Store {
+        Store { root: self.root.clone(), only: Some(traces.to_vec()) }
+    }
+
+    fn shows(&self, trace: Option<Trace>) -> bool {
+        match (&self.only, trace) {
+            (Some(only), Some(t)) => only.contains(&t),
+            _ => true,
+        }
+    }
+
     /// Where a canonical table lives, present or not.
     pub fn path_of(&self, table: &Table) -> PathBuf {
         match table.trace {
@@ -69,19 +86,30 @@ impl Store {
         schema::all_tables()
             .into_iter()
             .map(|table| StoredTable { table, path: self.path_of(table) })
-            .filter(|t| t.path.is_file())
+            .filter(|t| self.shows(t.table.trace) && t.path.is_file())
             .collect()
     }
 
     /// Whether every table of `trace` that analyses read is present.
     pub fn has_trace(&self, trace: Trace) -> bool {
-        trace.tables().iter().all(|t| self.path_of(t).is_file())
+        self.shows(Some(trace)) && trace.tables().iter().all(|t| self.path_of(t).is_file())
     }
 
     /// A lazy scan of one canonical table; the error names the file and says
     /// how to create it.
     pub fn scan(&self, table: &Table) -> Result<LazyFrame> {
         let path = self.path_of(table);
+        if !self.shows(table.trace) {
+            let shown: Vec<&str> = self.only.iter().flatten().map(|t| t.name()).collect();
+            return Err(Error::input(
+                path.display().to_string(),
+                format!(
+                    "table {} is outside this view of the store (only {})",
+                    table.qualified_name(),
+                    shown.join(", ")
+                ),
+            ));
+        }
         if !path.is_file() {
             return Err(Error::input(
                 path.display().to_string(),
@@ -93,8 +121,16 @@ impl Store {
             ));
         }
         let pl_path = PlRefPath::new(path.to_string_lossy().as_ref());
-        LazyFrame::scan_parquet(pl_path, ScanArgsParquet::default())
-            .map_err(|e| Error::polars(format!("{}: cannot scan", path.display()), e))
+        let lf = LazyFrame::scan_parquet(pl_path, ScanArgsParquet::default())
+            .map_err(|e| Error::polars(format!("{}: cannot scan", path.display()), e))?;
+        Ok(match (&self.only, table.trace) {
+            // The unified table's `trace` column holds the trace names.
+            (Some(only), None) => {
+                let keep = only.iter().fold(lit(false), |e, t| e.or(col("trace").eq(lit(t.name()))));
+                lf.filter(keep)
+            }
+            _ => lf,
+        })
     }
 }
 
@@ -111,8 +147,27 @@ mod tests {
 
     #[test]
     fn paths_follow_the_documented_layout() {
-        let store = Store { root: PathBuf::from("/s") };
+        let store = Store { root: PathBuf::from("/s"), only: None };
         assert_eq!(store.path_of(&schema::pai::INSTANCE), PathBuf::from("/s/pai/instance.parquet"));
         assert_eq!(store.path_of(&schema::unified::JOBS), PathBuf::from("/s/jobs.parquet"));
+    }
+
+    #[test]
+    fn a_view_on_some_traces_hides_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        for t in [&schema::pai::JOB, &schema::philly::JOBS, &schema::unified::JOBS] {
+            let store = Store { root: dir.path().to_path_buf(), only: None };
+            let path = store.path_of(t);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, b"").unwrap();
+        }
+        let all = Store::open(dir.path()).unwrap();
+        let names = |s: &Store| s.tables().iter().map(|t| t.table.qualified_name()).collect::<Vec<_>>();
+        assert_eq!(names(&all).len(), 3);
+        let pai = all.only(&[Trace::Pai]);
+        assert!(names(&pai).iter().all(|n| !n.starts_with("philly")), "{:?}", names(&pai));
+        assert_eq!(names(&pai).len(), 2);
+        let err = pai.scan(&schema::philly::JOBS).err().expect("philly is hidden").to_string();
+        assert!(err.contains("philly/jobs is outside this view of the store (only pai)"), "{err}");
     }
 }

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 
 pub use out::{Corruption, FileReport, Injected};
 use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::synthetic::{Marker, MARKER_FILE};
 use tracelab_schema::Trace;
 
 /// The effects the papers report, planted so analyses have something to
@@ -123,11 +124,12 @@ pub fn run(plan: &Plan) -> Result<Report> {
             corruption: plan.corrupt.map(|rate| Corruption { rate, seed: plan.seed, log: Arc::clone(&log) }),
             archive: plan.archive,
         };
-        let files = match trace {
+        let mut files = match trace {
             Trace::Pai => pai::generate(&ctx, &dir)?,
             Trace::Philly => philly::generate(&ctx, &dir)?,
             Trace::Helios => helios::generate(&ctx, &dir)?,
         };
+        files.push(write_marker(plan, trace, &dir)?);
         if plan.corrupt.is_some() {
             let faults = log.lock().expect("fault log").clone();
             report.corruptions.push((write_faults(&dir, faults.clone())?, faults.len()));
@@ -135,6 +137,37 @@ pub fn run(plan: &Plan) -> Result<Report> {
         report.traces.push(TraceReport { trace, dir, files });
     }
     Ok(report)
+}
+
+/// The files each generator copies verbatim from the owners' public data
+/// (`inventory`): the real part of a synthetic folder.
+fn real_files(trace: Trace) -> &'static [&'static str] {
+    match trace {
+        Trace::Pai => &["pai_machine_spec.csv"],
+        Trace::Philly => &["cluster_machine_list"],
+        Trace::Helios => &["Earth/cluster_gpu_number.csv", "Venus/cluster_gpu_number.csv"],
+    }
+}
+
+/// `SYNTHETIC.json` beside the trace's files, so that what is made from
+/// them (a store's manifest, a report) can say they are synthetic.
+fn write_marker(plan: &Plan, trace: Trace, dir: &Path) -> Result<FileReport> {
+    // The planted effects are PAI's (NSDI'22 Sec 4.2); the other traces have none.
+    let pai = trace == Trace::Pai;
+    let on = [("cpu-contention", pai && plan.effects.cpu_contention), ("colocation", pai && plan.effects.colocation)];
+    let marker = Marker {
+        trace,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        scale: plan.scale,
+        seed: plan.seed,
+        corrupt: plan.corrupt,
+        effects: on.iter().filter(|(_, on)| *on).map(|(name, _)| name.to_string()).collect(),
+        real_files: real_files(trace).iter().map(|f| f.to_string()).collect(),
+    };
+    let text = marker.to_json();
+    let path = dir.join(MARKER_FILE);
+    std::fs::write(&path, &text).at(&path)?;
+    Ok(FileReport { file: MARKER_FILE.to_string(), bytes: text.len() as u64, rows: 0 })
 }
 
 /// Name of the list of injected faults in a trace folder.

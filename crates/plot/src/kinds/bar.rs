@@ -1,7 +1,8 @@
 //! Bar charts: categories (in order of first appearance) against values,
 //! series side by side (grouped) or on top of each other (stacked: positive
 //! values up from 0, negative ones down), vertical or horizontal. A value
-//! repeated for one category within a series is summed.
+//! repeated for one category within a series is summed; a NaN is no data
+//! (no bar, the category keeps its place).
 
 use super::{cat_spec, categories, extent, mismatch, num_spec, Body, Skipped, View};
 use crate::axis::{Map, Spec};
@@ -48,7 +49,10 @@ impl Bars {
         for (index, bars) in all.into_iter().enumerate() {
             let mut values = vec![None; cats.len()];
             for (cat, v) in bars {
-                if !v.is_finite() {
+                if v.is_nan() {
+                    // No data: the category keeps its place, without a bar.
+                    continue;
+                } else if !v.is_finite() {
                     skipped.non_finite += 1;
                 } else if !tf.accepts(*v) {
                     skipped.non_positive += 1;

@@ -2,11 +2,14 @@
 //! checked, drawable data (skipping and counting what cannot be drawn),
 //! says what its axes show, draws itself into the plot frame, and reports
 //! where it drew (for the legend) and what its legend entries are.
+//! Files: `xy` (line, step, scatter), `bar`, `histogram`, `boxplot`,
+//! `heat` and its `colorbar`.
 
 mod bar;
 mod boxplot;
 mod colorbar;
 mod heat;
+mod histogram;
 mod xy;
 
 use std::collections::BTreeMap;
@@ -56,6 +59,7 @@ pub(crate) fn prepare(chart: &Chart) -> Result<Box<dyn Body>, PlotError> {
         Kind::Bars { horizontal, mode } => Box::new(bar::Bars::prepare(chart, horizontal, mode)?),
         Kind::Box => Box::new(boxplot::Boxes::prepare(chart)?),
         Kind::Heat => Box::new(heat::Heat::prepare(chart)?),
+        Kind::Histogram => Box::new(histogram::Histogram::prepare(chart)?),
     })
 }
 
@@ -125,6 +129,7 @@ pub(crate) fn mismatch(chart: &Chart, index: usize) -> PlotError {
         Data::Bars(_) => "Bars",
         Data::Boxes(_) => "Boxes",
         Data::Heat { .. } => "Heat",
+        Data::Bins(_) => "Bins",
     };
     PlotError::Data {
         series: index,

@@ -25,6 +25,7 @@ fn all_kinds() -> Vec<Kind> {
         Kind::Bars { horizontal: true, mode: BarMode::Stacked },
         Kind::Box,
         Kind::Heat,
+        Kind::Histogram,
     ]
 }
 
@@ -47,6 +48,7 @@ fn empty_series_say_no_data() {
         (Kind::Bars { horizontal: false, mode: BarMode::Grouped }, Data::Bars(vec![])),
         (Kind::Box, Data::Boxes(vec![])),
         (Kind::Heat, Data::Heat { rows: vec![], cols: vec![], values: vec![] }),
+        (Kind::Histogram, Data::Bins(vec![(0.0, 1.0, f64::NAN)])),
     ];
     for (kind, data) in empty {
         let mut c = Chart::new(kind, Axis::linear("x"), Axis::linear("y"));
@@ -176,4 +178,33 @@ fn misuse_of_the_model_is_an_error() {
     let ok = Data::Heat { rows: vec!["a".into()], cols: vec![0.0], values: vec![vec![1.0]] };
     h.series = vec![Series::new("h", ok.clone()), Series::new("h2", ok)];
     assert!(matches!(render(&h), Err(PlotError::Data { series: 1, .. })));
+}
+
+#[test]
+fn a_nan_y_breaks_the_line_without_a_note() {
+    // (0, 1) | gap | (2, 3), (3, 4): the first run is a lone point (a
+    // marker), the second a two-point line; nothing is "not shown".
+    let mut c = Chart::new(Kind::Line, Axis::linear("x"), Axis::linear("y"));
+    c.series = vec![Series::points("s", vec![(0.0, 1.0), (1.0, f64::NAN), (2.0, 3.0), (3.0, 4.0)])];
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    let data = group(&doc, "data").unwrap();
+    let lines: Vec<_> = data.children().filter(|n| n.has_tag_name("g")).flat_map(|g| g.children()).collect();
+    let polylines: Vec<_> = lines.iter().filter(|n| n.has_tag_name("polyline")).collect();
+    assert_eq!(polylines.len(), 1);
+    assert_eq!(polylines[0].attribute("points").unwrap().split(' ').count(), 2);
+    assert!(!texts(&doc).iter().any(|t| t.contains("not shown")), "{:?}", texts(&doc));
+}
+
+#[test]
+fn a_nan_bar_is_no_bar_and_its_category_keeps_its_place() {
+    let mut c =
+        Chart::new(Kind::Bars { horizontal: false, mode: BarMode::Grouped }, Axis::category("m"), Axis::linear("v"));
+    c.series = vec![Series::bars("jobs", vec![("4".into(), f64::NAN), ("5".into(), 2.0), ("6".into(), f64::NAN)])];
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    assert_eq!(count(group(&doc, "data").unwrap(), "rect"), 1);
+    let t = texts(&doc);
+    assert!(["4", "5", "6"].iter().all(|m| t.contains(&m.to_string())), "{t:?}");
+    assert!(!t.iter().any(|t| t.contains("not shown")), "{t:?}");
 }

@@ -58,8 +58,11 @@ fn a_step_chart_holds_each_value_until_the_next_x() {
 fn a_scatter_chart_draws_a_marker_per_point() {
     let svg = render_ok(&samples::scatter());
     let doc = parse(&svg);
-    // Two series of 150 points, all inside the data-fitted range.
-    assert_eq!(count(group(&doc, "data").unwrap(), "circle"), 300);
+    // Two series of 150 points, all inside the data-fitted range: circles
+    // for the first, squares (4-corner polygons) for the second.
+    let series = groups(&doc, "series");
+    assert_eq!((count(series[0], "circle"), count(series[0], "polygon")), (150, 0));
+    assert_eq!((count(series[1], "circle"), count(series[1], "polygon")), (0, 150));
 }
 
 #[test]
@@ -217,17 +220,41 @@ fn a_twin_axis_chart_labels_both_axes_and_the_right_series() {
     assert!(t.contains(&"utilization".to_string()));
 }
 
+/// How a series looks without colour: its dash pattern and the shape of
+/// its first marker (its corners relative to the first corner, rounded).
+fn grey_style(series: roxmltree::Node) -> (String, String) {
+    let markers = series.descendants().find(|n| n.attribute("class") == Some("markers")).expect("markers");
+    let line = series.children().find(|n| n.has_tag_name("polyline")).expect("a line");
+    let dash = line.attribute("stroke-dasharray").unwrap_or("solid").to_string();
+    let shape = |pts: Vec<(f64, f64)>| {
+        let rel: Vec<String> = pts.iter().map(|p| format!("{:.0},{:.0}", p.0 - pts[0].0, p.1 - pts[0].1)).collect();
+        rel.join(" ")
+    };
+    let marker = markers.descendants().find_map(|n| match n.tag_name().name() {
+        "circle" => Some("circle".to_string()),
+        "polygon" | "polyline" => Some(format!("{} {}", n.tag_name().name(), shape(points(n.attribute("points")?)))),
+        _ => None,
+    });
+    (dash, marker.unwrap_or_default())
+}
+
 #[test]
-fn lines_past_the_eighth_are_dashed() {
+fn line_series_differ_in_dash_or_marker_not_only_in_colour() {
     let svg = render_ok(&samples::many_series());
     let doc = parse(&svg);
-    let dashed = |class: &str| {
-        let g = group(&doc, class).unwrap();
-        g.descendants().filter(|n| n.attribute("stroke-dasharray").is_some()).count()
-    };
-    // Series 9 to 12 in the plot and in the legend.
-    assert_eq!(dashed("data"), 4);
-    assert_eq!(dashed("legend"), 4);
+    let styles: Vec<(String, String)> = groups(&doc, "series").into_iter().map(grey_style).collect();
+    assert_eq!(styles.len(), 12);
+    for (i, a) in styles.iter().enumerate() {
+        assert!(!a.1.is_empty(), "series {i} has no marker");
+        for (j, b) in styles.iter().enumerate().skip(i + 1) {
+            assert_ne!(a, b, "series {i} and {j} look the same in grey");
+        }
+    }
+    // The legend shows each series' dash and marker too: 12 swatch lines
+    // (four solid), 12 markers.
+    let legend = group(&doc, "legend").unwrap();
+    let dashed = legend.descendants().filter(|n| n.attribute("stroke-dasharray").is_some()).count();
+    assert_eq!(dashed, 12 - 3, "series 0, 5 and 10 are solid");
 }
 
 #[test]
@@ -247,6 +274,23 @@ fn strings_from_the_data_are_escaped() {
     let doc = parse(&svg);
     let n = texts(&doc).iter().filter(|t| *t == nasty).count() + usize::from(svg.contains("<title>a&lt;b"));
     assert!(n >= 6, "found {n}");
+}
+
+#[test]
+fn controls_noncharacters_and_bidi_overrides_are_drawn_and_named_escaped() {
+    // A VC name with ESC, U+FFFE and U+202E: the file stays XML, the label
+    // reads `vc\x1b\ufffe\u202ex` in the glyphs and in its aria-label.
+    let name = "vc\u{1b}\u{fffe}\u{202e}x";
+    let mut c =
+        Chart::new(Kind::Bars { horizontal: false, mode: BarMode::Grouped }, Axis::category("vc"), Axis::linear("n"));
+    c.series = vec![Series::bars("s", vec![(name.into(), 1.0)])];
+    let svg = render_ok(&c);
+    assert!(!svg.contains('\u{1b}') && !svg.contains('\u{fffe}') && !svg.contains('\u{202e}'));
+    let doc = parse(&svg);
+    let shown = "vc\\x1b\\ufffe\\u202ex";
+    let label = doc.descendants().find(|n| n.attribute("aria-label") == Some(shown)).expect("escaped label");
+    // One glyph per character of the escaped text.
+    assert_eq!(label.children().filter(|n| n.has_tag_name("use")).count(), shown.chars().count());
 }
 
 #[test]
@@ -295,9 +339,9 @@ fn a_rotated_label_is_set_along_its_rotated_baseline() {
     assert!(o.iter().all(|p| (p.0 - o[0].0).abs() < 1e-6));
     assert!(o.windows(2).all(|w| w[1].1 < w[0].1));
     // From the first to the last glyph origin: the run's width minus the
-    // last glyph's advance ("s", 1067 units at 12 px = 6.25 px).
+    // last glyph's advance ("s", 1067 units at the 16 px label size = 8.34 px).
     let span = o[0].1 - o[o.len() - 1].1;
-    let expected = text::width("Fraction of jobs", 12.0) - 1067.0 * 12.0 / 2048.0;
+    let expected = text::width("Fraction of jobs", 16.0) - 1067.0 * 16.0 / 2048.0;
     assert!((span - expected).abs() < 0.02, "{span} vs {expected}");
     // The x-axis label is level: same y, x rising.
     let (angle, o) = glyph_origins(&svg, "Job duration");
@@ -367,4 +411,47 @@ fn a_title_is_drawn_and_named() {
     let svg = render_ok(&c);
     assert!(svg.contains("<title>Jobs per GPU type</title>"));
     assert!(texts(&parse(&svg)).contains(&"Jobs per GPU type".to_string()));
+}
+
+#[test]
+fn a_histogram_draws_its_bins_where_they_are_with_round_ticks() {
+    // Ten bins of width 9.412 from 0 to 94.12 (seaborn's 10 bins from the
+    // minimum to the maximum); one of them has no data.
+    let w = 94.12 / 10.0;
+    let bins: Vec<(f64, f64, f64)> =
+        (0..10).map(|i| (i as f64 * w, (i + 1) as f64 * w, if i == 3 { f64::NAN } else { i as f64 })).collect();
+    let mut c = Chart::new(Kind::Histogram, Axis::linear("Completion rate (%)"), Axis::linear("Users"));
+    c.series = vec![Series::new("", Data::Bins(bins))];
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    // Bins 1..9 but 3 have a height (bin 0 holds 0 users): 8 filled
+    // rectangles (each also outlined in white).
+    let filled = group(&doc, "data").unwrap().descendants().filter(|n| n.has_tag_name("rect"));
+    assert_eq!(filled.filter(|n| n.attribute("fill") != Some("none")).count(), 8);
+    let t = texts_in(group(&doc, "axes").unwrap());
+    assert!(t.contains(&"20".to_string()) && t.contains(&"40".to_string()), "{t:?}");
+    assert!(!t.iter().any(|l| l.contains("9.41") || l.contains("18.8")), "{t:?}");
+}
+
+#[test]
+fn about_becomes_title_and_desc_escaped() {
+    let mut c = samples::cdf_log();
+    c.about = Some(About { title: "Fig <1>".into(), desc: "Definition: a & b; source \u{fffe}".into() });
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    let text_of =
+        |tag: &str| doc.descendants().find(|n| n.has_tag_name(tag)).and_then(|n| n.text()).map(str::to_string);
+    assert_eq!(text_of("title").as_deref(), Some("Fig <1>"));
+    assert_eq!(text_of("desc").as_deref(), Some("Definition: a & b; source \\ufffe"));
+}
+
+#[test]
+fn a_series_marked_as_steps_is_drawn_as_steps_in_a_line_chart() {
+    let mut c = Chart::new(Kind::Line, Axis::linear("x"), Axis::linear("y"));
+    c.series = vec![Series::points("s", vec![(1.0, 0.0), (2.0, 50.0), (3.0, 100.0)]).steps()];
+    let svg = render_ok(&c);
+    let doc = parse(&svg);
+    let line = group(&doc, "data").unwrap().descendants().find(|n| n.has_tag_name("polyline")).unwrap();
+    // (1, 0) (2, 0) (2, 50) (3, 50) (3, 100).
+    assert_eq!(points(line.attribute("points").unwrap()).len(), 5);
 }
