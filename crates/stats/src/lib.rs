@@ -25,4 +25,4 @@ pub use parallel::map_on_two_threads;
 pub use quantile::quantiles_in_place;
 pub use series::{autocorrelation, forecasts, interval_sums, Forecaster};
 pub use tail::{fit_tail, gini, hill, lorenz, TailFit};
-pub use window::{busiest_window, Window};
+pub use window::{busiest_window, heaviest, Window};

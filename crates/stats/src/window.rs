@@ -5,14 +5,16 @@
 //! by its GPU demand (GPUs x duration, GPU-hours); the simulator's
 //! `--window busiest:<len>` uses the same function.
 
+use std::ops::{Add, Sub};
+
 /// A window and what it holds.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Window {
+pub struct Window<T = f64, W = f64> {
     /// Start (a submission time) and exclusive end, in the input's unit.
-    pub start: f64,
-    pub end: f64,
+    pub start: T,
+    pub end: T,
     /// Summed weight of the submissions in `[start, end)`.
-    pub weight: f64,
+    pub weight: W,
     /// Number of submissions in it.
     pub count: usize,
 }
@@ -21,7 +23,7 @@ pub struct Window {
 /// largest summed `weights` of the times in `[t, t + len_s)`; ties go to
 /// the earliest start. Entries whose time or weight is not finite are
 /// ignored; `None` when nothing is left or `len_s` is not a positive
-/// number. O(n log n): one sort, then two pointers over prefix sums.
+/// number. O(n log n): one sort, then [`heaviest`].
 pub fn busiest_window(times_s: &[f64], weights: &[f64], len_s: f64) -> Option<Window> {
     assert_eq!(times_s.len(), weights.len(), "busiest_window: unequal lengths");
     if !(len_s.is_finite() && len_s > 0.0) {
@@ -30,25 +32,38 @@ pub fn busiest_window(times_s: &[f64], weights: &[f64], len_s: f64) -> Option<Wi
     let mut points: Vec<(f64, f64)> =
         times_s.iter().zip(weights).filter(|(t, w)| t.is_finite() && w.is_finite()).map(|(t, w)| (*t, *w)).collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut prefix = Vec::with_capacity(points.len() + 1);
-    prefix.push(0.0);
-    for (_, w) in &points {
-        prefix.push(prefix.last().copied().unwrap_or(0.0) + w);
+    heaviest(&points, len_s)
+}
+
+/// The heaviest window over `(time, weight)` points sorted by time: two
+/// pointers over prefix sums, O(n). With integer times and weights (the
+/// simulator's milliseconds and milli-GPU-milliseconds) the sums are exact,
+/// so ties are real ties and go to the earliest start.
+pub fn heaviest<T, W>(sorted: &[(T, W)], len: T) -> Option<Window<T, W>>
+where
+    T: Copy + PartialOrd + Add<Output = T>,
+    W: Copy + PartialOrd + Default + Add<Output = W> + Sub<Output = W>,
+{
+    let mut prefix = Vec::with_capacity(sorted.len() + 1);
+    prefix.push(W::default());
+    for &(_, w) in sorted {
+        let last = *prefix.last().expect("starts with zero");
+        prefix.push(last + w);
     }
-    let mut best: Option<Window> = None;
+    let mut best: Option<Window<T, W>> = None;
     let mut j = 0;
-    for (i, &(t, _)) in points.iter().enumerate() {
+    for (i, &(t, _)) in sorted.iter().enumerate() {
         // Equal start times give the same window: the first one stands.
-        if i > 0 && points[i - 1].0 == t {
+        if i > 0 && sorted[i - 1].0 == t {
             continue;
         }
         j = j.max(i);
-        while j < points.len() && points[j].0 < t + len_s {
+        while j < sorted.len() && sorted[j].0 < t + len {
             j += 1;
         }
         let weight = prefix[j] - prefix[i];
-        if best.is_none_or(|b| weight > b.weight) {
-            best = Some(Window { start: t, end: t + len_s, weight, count: j - i });
+        if best.as_ref().is_none_or(|b| weight > b.weight) {
+            best = Some(Window { start: t, end: t + len, weight, count: j - i });
         }
     }
     best
@@ -85,5 +100,15 @@ mod tests {
         assert_eq!(busiest_window(&[1.0], &[1.0], 0.0), None);
         assert_eq!(busiest_window(&[1.0], &[1.0], f64::NAN), None);
         assert_eq!(busiest_window(&[], &[], 1.0), None);
+    }
+
+    /// Integer times and weights, sorted: [0, 10) holds 0 and 5 (3 + 4 =
+    /// 7); [5, 15) holds 5 and 12 (4 + 3 = 7, a tie: the earlier stands);
+    /// [12, 22) holds 12 and 20 (3 + 9 = 12): the heaviest.
+    #[test]
+    fn integer_windows_sum_exactly() {
+        let w = heaviest::<i64, i128>(&[(0, 3), (5, 4), (12, 3), (20, 9)], 10).unwrap();
+        assert_eq!(w, Window { start: 12, end: 22, weight: 12, count: 2 });
+        assert_eq!(heaviest::<i64, i128>(&[], 10), None);
     }
 }

@@ -187,25 +187,12 @@ fn demand(j: &TraceJob) -> i128 {
 }
 
 /// Start of the `span`-long window with the most GPU demand submitted in it
-/// (`jobs` sorted by submission); the earliest on ties.
+/// (`jobs` sorted by submission); the earliest on ties. The search is the
+/// one the `seed.pollux-busiest-window` analysis uses
+/// ([`tracelab_stats::heaviest`]), on exact integer demands.
 pub fn busiest(jobs: &[TraceJob], span: Millis) -> Millis {
-    let (mut best, mut best_at) = (-1i128, jobs.first().map_or(0, |j| j.job.submit));
-    let (mut lo, mut hi, mut sum) = (0usize, 0usize, 0i128);
-    while lo < jobs.len() {
-        let t = jobs[lo].job.submit;
-        while hi < jobs.len() && jobs[hi].job.submit < t + span {
-            sum += demand(&jobs[hi]);
-            hi += 1;
-        }
-        if sum > best {
-            (best, best_at) = (sum, t);
-        }
-        while lo < jobs.len() && jobs[lo].job.submit == t {
-            sum -= demand(&jobs[lo]);
-            lo += 1;
-        }
-    }
-    best_at
+    let points: Vec<(Millis, i128)> = jobs.iter().map(|j| (j.job.submit, demand(j))).collect();
+    tracelab_stats::heaviest(&points, span).map_or(0, |w| w.start)
 }
 
 /// `n` of `jobs` by a partial Fisher-Yates shuffle, back in input order.
