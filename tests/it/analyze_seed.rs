@@ -171,3 +171,18 @@ fn helios_only_store_gets_notes_not_errors() {
     tracelab_ok(&["report", s(&raw), "--store", s(&store), "--out", s(&report), "--spec", s(&spec)]);
     assert!(report.join("seed-systems/muxflow-series.svg").is_file());
 }
+
+/// A value a parameter's declared kind refuses and a value that clashes
+/// with another parameter are both usage errors (exit 2) naming it.
+#[test]
+fn bad_seed_parameters_are_usage_errors() {
+    for (id, param, says) in [
+        ("seed.muxflow-predictability", "bin=7m", "must divide 1h"),
+        ("seed.horus-classes", "k=0", "expected a whole number from 1 to 20"),
+        ("seed.pollux-busiest-window", "large=0", "expected a number > 0"),
+    ] {
+        let (code, _, err) = tracelab(&["analyze", id, "--param", param, "--store", s(sample_store())]);
+        assert_eq!(code, 2, "{id} {param}: {err}");
+        assert!(err.contains(id) && err.contains(param) && err.contains(says), "{err}");
+    }
+}

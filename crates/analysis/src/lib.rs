@@ -23,8 +23,7 @@ pub mod params;
 mod philly;
 mod registry;
 pub mod render;
-// The seed-systems analyses are converted to the declaration trait next.
-// mod seed;
+mod seed;
 mod shared;
 #[cfg(test)]
 mod testkit;

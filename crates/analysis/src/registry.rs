@@ -7,9 +7,12 @@
 //! `Analyze`; `pub mod <name>;` in `<scope>/mod.rs`; one line below; a
 //! section `## <id>` in `docs/definitions.md` (the registry tests check the
 //! ids, the docs sections, the parameter defaults and the published values).
+//! The scheduler-motivation views are the exception to `<scope>.<name>`:
+//! they are `seed.<name>` in `seed/`, with the scope of what they read
+//! (`pai` or `cross`).
 
 use crate::declare::Analysis;
-use crate::{cross, helios, pai, philly};
+use crate::{cross, helios, pai, philly, seed};
 use tracelab_schema::error::{Error, Result};
 
 /// Every analysis, in `--list` order.
@@ -69,6 +72,13 @@ static REGISTRY: &[Analysis] = &[
     Analysis::of(&cross::status::Status),
     Analysis::of(&cross::user_concentration::UserConcentration),
     Analysis::of(&cross::diurnal::Diurnal),
+    Analysis::of(&seed::muxflow_gpu_util::MuxflowGpuUtil),
+    Analysis::of(&seed::muxflow_predictability::MuxflowPredictability),
+    Analysis::of(&seed::horus_interference::HorusInterference),
+    Analysis::of(&seed::horus_classes::HorusClasses),
+    Analysis::of(&seed::pollux_classes::PolluxClasses),
+    Analysis::of(&seed::pollux_busiest_window::PolluxBusiestWindow),
+    Analysis::of(&seed::duration_prediction::DurationPrediction),
 ];
 
 /// Every analysis, in `--list` order.

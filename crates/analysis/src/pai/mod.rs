@@ -8,7 +8,7 @@
 //! placed instances ([`machines`]), and the time bins of the per-time
 //! reconstructions ([`bins`]).
 
-mod bins;
+pub(crate) mod bins;
 pub(crate) mod derived;
 pub mod frames;
 mod hourly;

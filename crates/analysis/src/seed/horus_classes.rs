@@ -12,31 +12,52 @@
 use polars::prelude::*;
 
 use super::ml::kmeans;
-use super::{present, Notes};
+use super::notes::Notes;
+use super::present;
+use crate::declare::{About, Analyze, Scope};
 use crate::frame::{collect, f64s};
+use crate::output::{Cell, Headline, Output, ResultTable};
 use crate::pai::frames;
-use crate::{Analysis, Args, Cell, Ctx, Headline, Output, Param, ResultTable, Scope};
+use crate::params::{params, Param};
+use crate::Ctx;
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Trace;
 use tracelab_stats::{min_max_scale, Clustering};
 
-pub const CLASSES: Analysis = Analysis {
-    id: "seed.horus-classes",
-    scope: Scope::Pai,
-    mirrors: "Horus (Yeung et al., TPDS 2022): utilization classes of jobs; PAI only",
-    summary: "k-means classes of PAI tasks by GPU utilization, GPU memory and CPU; sizes, centroids, GPU-time shares",
-    params: &[
-        Param { name: "k", default: "3", doc: "number of classes", choices: &[] },
-        Param { name: "seed", default: "42", doc: "seed of the k-means++ start (SplitMix64)", choices: &[] },
-        Param {
-            name: "max-iter",
-            default: "300",
-            doc: "Lloyd iterations at most (scikit-learn's default)",
-            choices: &[],
-        },
-    ],
-    run: classes,
-};
+const K: Param<u64> = Param::whole("k", "3", "number of classes", 1, 20);
+const SEED: Param<u64> = Param::whole("seed", "42", "seed of the k-means++ start (SplitMix64)", 0, u64::MAX);
+const MAX_ITER: Param<u64> =
+    Param::whole("max-iter", "300", "Lloyd iterations at most (scikit-learn's default)", 1, u64::MAX);
+
+params! {
+    pub struct ClassesParams {
+        pub k: u64 = K,
+        pub seed: u64 = SEED,
+        pub max_iter: u64 = MAX_ITER,
+    }
+}
+
+pub struct HorusClasses;
+
+impl Analyze for HorusClasses {
+    type Params = ClassesParams;
+    const ABOUT: About = About {
+        id: "seed.horus-classes",
+        scope: Scope::Pai,
+        mirrors: "Horus (Yeung et al., TPDS 2022): utilization classes of jobs; PAI only",
+        summary:
+            "k-means classes of PAI tasks by GPU utilization, GPU memory and CPU; sizes, centroids, GPU-time shares",
+        title: "Utilization classes of PAI tasks (k-means)",
+    };
+
+    fn definition(p: &ClassesParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &ClassesParams, out: &mut Output) -> Result<()> {
+        classes(ctx, p, out)
+    }
+}
 
 /// The features, in matrix column order: (output name, dfws column).
 pub const FEATURES: [(&str, &str); 3] =
@@ -48,12 +69,7 @@ pub struct Tasks {
     pub gpu_hours: Vec<f64>,
 }
 
-fn classes(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let (k, seed, max_iter) = (args.u64("k")? as usize, args.u64("seed")?, args.u64("max-iter")? as usize);
-    if !(1..=20).contains(&k) {
-        return Err(Error::Usage(format!("seed.horus-classes: --param k={k}: expected 1 to 20")));
-    }
-    let mut out = Output::new("seed.horus-classes", "Utilization classes of PAI tasks (k-means)", definition(args));
+fn classes(ctx: &Ctx, p: &ClassesParams, out: &mut Output) -> Result<()> {
     let mut notes = Notes::default();
     let tasks = if present(ctx, Trace::Pai) {
         tasks(ctx)?
@@ -64,13 +80,13 @@ fn classes(ctx: &Ctx, args: &Args) -> Result<Output> {
     notes.add("philly, helios", "no per-job utilization in the trace");
     let mut scaled = tasks.raw.clone();
     scale_columns(&mut scaled, FEATURES.len());
-    let (init, c) = kmeans(&scaled, FEATURES.len(), k, seed, max_iter);
+    let (init, c) = kmeans(&scaled, FEATURES.len(), p.k as usize, p.seed, p.max_iter as usize);
     let order = by_gpu_util(&c);
     out.table("classes", class_table(&tasks, &c, &order))
         .table("initial-centroids", init_table(&init))
         .headlines("run", run_headlines(&tasks, &c))
         .table("notes", notes.table());
-    Ok(out)
+    Ok(())
 }
 
 /// Per task of `dfws` GPU instances: mean features and GPU hours.
@@ -79,7 +95,7 @@ pub fn tasks(ctx: &Ctx) -> Result<Tasks> {
     cols.extend(FEATURES.iter().map(|f| f.1));
     let mut aggs: Vec<Expr> = FEATURES.iter().map(|(name, c)| col(*c).mean().alias(*name)).collect();
     aggs.push((col("plan_gpu_pct") / lit(100.0) * col("run_s")).sum().alias("gpu_s"));
-    let lf = frames::instances_with_sensor(&ctx.store, &cols)?
+    let lf = frames::instances_with_sensor(ctx, &cols)?
         .filter(col("plan_gpu_pct").gt(lit(0.0)))
         .group_by([col("job_name"), col("task_name")])
         .agg(aggs)
@@ -158,7 +174,7 @@ fn run_headlines(tasks: &Tasks, c: &Clustering) -> Vec<Headline> {
     ]
 }
 
-fn definition(args: &Args) -> String {
+fn definition(p: &ClassesParams) -> String {
     format!(
         "PAI dfws instances (workers with a sensor row) with plan_gpu > 0, grouped per task (job_name, task_name): \
          features = mean gpu_wrk_util (% of one GPU), mean avg_gpu_wrk_mem (GiB), mean cpu_usage (% of one vCPU) over \
@@ -171,8 +187,8 @@ fn definition(args: &Args) -> String {
          utilization, lowest first; the table gives tasks, GPU hours and their shares, the mean raw features (the \
          centroid in original units) and the scaled centroid; initial-centroids is the start, in k-means index \
          order.",
-        k = args.str("k"),
-        seed = args.str("seed"),
-        it = args.str("max-iter")
+        k = p.k,
+        seed = p.seed,
+        it = p.max_iter
     )
 }

@@ -12,36 +12,53 @@
 
 use polars::prelude::*;
 
-use super::{present, Notes};
+use super::notes::Notes;
+use super::present;
+use crate::declare::{About, Analyze, Scope};
 use crate::frame::{collect, f64s, i64s, strs};
+use crate::output::{Cell, Headline, Output, ResultTable};
 use crate::pai::bins::{covers_time, over};
 use crate::pai::frames;
-use crate::{Analysis, Args, Cell, Ctx, Headline, Output, Param, ResultTable, Scope};
+use crate::params::{params, Param};
+use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::Trace;
 use tracelab_stats::{mean_interval, pearson, spearman, Correlation, Dist};
 
-pub const INTERFERENCE: Analysis = Analysis {
-    id: "seed.horus-interference",
-    scope: Scope::Pai,
-    mirrors: "Horus (Yeung et al., TPDS 2022) motivation: interference of co-located jobs; PAI only",
-    summary: "Slowdown of recurring PAI instances by how many others share their GPU; correlations",
-    params: &[
-        Param {
-            name: "min-group",
-            default: "5",
-            doc: "a group recurs with at least this many instances",
-            choices: &[],
-        },
-        Param {
-            name: "max-count",
-            default: "3",
-            doc: "co-location counts from this up share one bucket",
-            choices: &[],
-        },
-    ],
-    run: interference,
-};
+// Up to u32::MAX: the group size it is compared with is a u32 count.
+const MIN_GROUP: Param<u64> =
+    Param::whole("min-group", "5", "a group recurs with at least this many instances", 0, u32::MAX as u64);
+// One bucket per count up to this one.
+const MAX_COUNT: Param<u64> =
+    Param::whole("max-count", "3", "co-location counts from this up share one bucket", 1, 1000);
+
+params! {
+    pub struct InterferenceParams {
+        pub min_group: u64 = MIN_GROUP,
+        pub max_count: u64 = MAX_COUNT,
+    }
+}
+
+pub struct HorusInterference;
+
+impl Analyze for HorusInterference {
+    type Params = InterferenceParams;
+    const ABOUT: About = About {
+        id: "seed.horus-interference",
+        scope: Scope::Pai,
+        mirrors: "Horus (Yeung et al., TPDS 2022) motivation: interference of co-located jobs; PAI only",
+        summary: "Slowdown of recurring PAI instances by how many others share their GPU; correlations",
+        title: "Slowdown of instances sharing a GPU",
+    };
+
+    fn definition(p: &InterferenceParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &InterferenceParams, out: &mut Output) -> Result<()> {
+        interference(ctx, p, out)
+    }
+}
 
 /// One instance of the population.
 struct Inst {
@@ -51,12 +68,11 @@ struct Inst {
     slowdown: Option<f64>,
 }
 
-fn interference(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let (min, max_count) = (args.u64("min-group")?, args.u64("max-count")?.max(1) as usize);
-    let mut out = Output::new("seed.horus-interference", "Slowdown of instances sharing a GPU", definition(args));
+fn interference(ctx: &Ctx, p: &InterferenceParams, out: &mut Output) -> Result<()> {
+    let max_count = p.max_count as usize;
     let mut notes = Notes::default();
     let insts = if present(ctx, Trace::Pai) {
-        instances(ctx, min)?
+        instances(ctx, p.min_group)?
     } else {
         notes.add("pai", "not in the store (GPU sharing is PAI's)");
         notes.add("philly, helios", "no GPU sharing: one job per GPU");
@@ -82,14 +98,14 @@ fn interference(ctx: &Ctx, args: &Args) -> Result<Output> {
         .table("correlations", corr_table(&corr))
         .headlines("headlines", headlines(&x, &by, &corr[1].1))
         .table("notes", notes.table());
-    Ok(out)
+    Ok(())
 }
 
 /// The population, sorted by GPU then start, with slowdowns where the
 /// instance's group recurs.
 fn instances(ctx: &Ctx, min: u64) -> Result<Vec<Inst>> {
     let cols = ["machine", "gpu_name", "start_time", "end_time", "run_s", "group"];
-    let lf = frames::instances_with_sensor(&ctx.store, &cols)?
+    let lf = frames::instances_with_sensor(ctx, &cols)?
         .filter(col("machine").is_not_null().and(col("gpu_name").is_not_null()).and(covers_time()))
         .with_columns([
             (col("run_s") / over(col("run_s").median(), &["group"])?).alias("slowdown"),
@@ -193,7 +209,7 @@ fn headlines(counts: &[f64], by: &[Vec<f64>], rho: &Correlation) -> Vec<Headline
     ]
 }
 
-fn definition(args: &Args) -> String {
+fn definition(p: &InterferenceParams) -> String {
     format!(
         "PAI dfws instances (one per worker with a sensor row) with a machine, a gpu_name and end_time > start_time \
          (the worker's dfiw times). A GPU is a (machine, gpu_name). Co-located count of an instance = the other \
@@ -204,7 +220,6 @@ fn definition(args: &Args) -> String {
          with the slowdown over the recurring instances: Pearson r and Spearman rho (average ranks) with a 95 % \
          Fisher-z interval (Spearman se sqrt(1.06/(n-3))) and two-sided p-value. Philly and Helios place one job per \
          GPU: no sharing to measure.",
-        args.str("min-group"),
-        args.str("max-count")
+        p.min_group, p.max_count
     )
 }

@@ -6,31 +6,54 @@
 //! simple forecasters (last value, same time yesterday, EWMA) at a short
 //! and a long horizon, all scored on the same targets.
 
+use std::ops::Bound;
+
 use super::muxflow_series::{series, Series};
-use super::{present, selected, Notes, ALL_TRACES_PARAM};
-use crate::{Analysis, Args, Cell, Ctx, Headline, Output, Param, ResultTable, Scope};
+use super::notes::Notes;
+use super::{duration_text, present, Traces, ALL_TRACES};
+use crate::declare::{About, Analyze, Scope};
+use crate::output::{Cell, Headline, Output, ResultTable};
+use crate::params::{params, Param, Seconds};
+use crate::Ctx;
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::{autocorrelation, forecasts, mape, Forecaster};
 
-pub const PREDICTABILITY: Analysis = Analysis {
-    id: "seed.muxflow-predictability",
-    scope: Scope::Cross,
-    mirrors: "MuxFlow (Zhao et al. 2023) motivation: utilization is smooth within minutes, periodic over days",
-    summary: "Cluster utilization series per trace: diurnal profile, autocorrelation at 1 h / 1 d, forecaster MAPE",
-    params: &[
-        ALL_TRACES_PARAM,
-        Param { name: "bin", default: "5m", doc: "series bin; must divide 1h", choices: &[] },
-        Param { name: "short", default: "5m", doc: "short forecast horizon (a multiple of bin)", choices: &[] },
-        Param {
-            name: "long",
-            default: "1h",
-            doc: "long forecast horizon (a multiple of bin, at most 1d)",
-            choices: &[],
-        },
-        Param { name: "alpha", default: "0.3", doc: "EWMA smoothing factor in (0, 1]", choices: &[] },
-    ],
-    run: predictability,
-};
+const BIN: Param<Seconds> = Param::duration("bin", "5m", "series bin; must divide 1h");
+const SHORT: Param<Seconds> = Param::duration("short", "5m", "short forecast horizon (a multiple of bin)");
+const LONG: Param<Seconds> = Param::duration("long", "1h", "long forecast horizon (a multiple of bin, at most 1d)");
+const ALPHA: Param<f64> =
+    Param::number_in("alpha", "0.3", "EWMA smoothing factor in (0, 1]", Bound::Excluded(0.0), Bound::Included(1.0));
+
+params! {
+    pub struct PredictabilityParams {
+        pub trace: Traces = ALL_TRACES,
+        pub bin: Seconds = BIN,
+        pub short: Seconds = SHORT,
+        pub long: Seconds = LONG,
+        pub alpha: f64 = ALPHA,
+    }
+}
+
+pub struct MuxflowPredictability;
+
+impl Analyze for MuxflowPredictability {
+    type Params = PredictabilityParams;
+    const ABOUT: About = About {
+        id: "seed.muxflow-predictability",
+        scope: Scope::Cross,
+        mirrors: "MuxFlow (Zhao et al. 2023) motivation: utilization is smooth within minutes, periodic over days",
+        summary: "Cluster utilization series per trace: diurnal profile, autocorrelation at 1 h / 1 d, forecaster MAPE",
+        title: "Cluster utilization: diurnal and predictable?",
+    };
+
+    fn definition(p: &PredictabilityParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &PredictabilityParams, out: &mut Output) -> Result<()> {
+        predictability(ctx, p, out)
+    }
+}
 
 /// "Smooth within minutes": last-value MAPE at the short horizon below
 /// this (%); "periodic over days": autocorrelation at 1 day at least this.
@@ -38,31 +61,29 @@ const SMOOTH_MAPE: f64 = 10.0;
 const PERIODIC_ACF: f64 = 0.5;
 const DAY_S: i64 = 86_400;
 
-/// The validated horizons and smoothing, in bins.
+/// The horizons and smoothing, in bins.
 struct Plan {
     bin_s: i64,
     horizons: [(String, usize); 2],
     alpha: f64,
 }
 
-fn plan(args: &Args) -> Result<Plan> {
-    let bin_s = args.duration_s("bin")?;
+/// The bin must divide an hour and each horizon be a multiple of the bin
+/// of at most a day (the diurnal profile and the day-lag forecaster count
+/// whole bins); checked before any work.
+fn plan(p: &PredictabilityParams) -> Result<Plan> {
+    let bin_s = p.bin.0;
     let bad = |m: String| Error::Usage(format!("seed.muxflow-predictability: {m}"));
     if 3600 % bin_s != 0 {
-        return Err(bad(format!("--param bin={}: must divide 1h", args.str("bin"))));
+        return Err(bad(format!("--param bin={}: must divide 1h", duration_text(p.bin))));
     }
-    let horizon = |name: &str| -> Result<(String, usize)> {
-        let h = args.duration_s(name)?;
-        if h % bin_s != 0 || h > DAY_S {
-            return Err(bad(format!("--param {name}={}: must be a multiple of bin, at most 1d", args.str(name))));
+    let horizon = |name: &str, h: Seconds| -> Result<(String, usize)> {
+        if h.0 % bin_s != 0 || h.0 > DAY_S {
+            return Err(bad(format!("--param {name}={}: must be a multiple of bin, at most 1d", duration_text(h))));
         }
-        Ok((args.str(name).to_string(), (h / bin_s) as usize))
+        Ok((duration_text(h), (h.0 / bin_s) as usize))
     };
-    let alpha = args.f64("alpha")?;
-    if !(alpha > 0.0 && alpha <= 1.0) {
-        return Err(bad(format!("--param alpha={alpha}: must be in (0, 1]")));
-    }
-    Ok(Plan { bin_s, horizons: [horizon("short")?, horizon("long")?], alpha })
+    Ok(Plan { bin_s, horizons: [horizon("short", p.short)?, horizon("long", p.long)?], alpha: p.alpha })
 }
 
 /// The forecasters in output order.
@@ -74,9 +95,8 @@ fn forecasters(day_bins: usize, alpha: f64) -> [(&'static str, Forecaster); 3] {
     ]
 }
 
-fn predictability(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let plan = plan(args)?;
-    let mut out = Output::new("seed.muxflow-predictability", "Cluster utilization: diurnal and predictable?", "");
+fn predictability(ctx: &Ctx, p: &PredictabilityParams, out: &mut Output) -> Result<()> {
+    let plan = plan(p)?;
     let (mut curves, mut diurnal, mut heads, mut notes) = (Vec::new(), Vec::new(), Vec::new(), Notes::default());
     let mut summary = ResultTable::new(&[
         "trace",
@@ -89,7 +109,7 @@ fn predictability(ctx: &Ctx, args: &Args) -> Result<Output> {
         "periodic_over_days",
     ]);
     let mut errors = ResultTable::new(&["trace", "horizon", "forecaster", "mape_pct", "targets"]);
-    for trace in selected(args.str("trace")) {
+    for trace in p.trace.selected() {
         if !present(ctx, trace) {
             notes.missing(trace);
             continue;
@@ -108,14 +128,13 @@ fn predictability(ctx: &Ctx, args: &Args) -> Result<Output> {
         ));
         diurnal.push((trace.name().to_string(), view.hourly.iter().enumerate().map(|(h, v)| (h as f64, *v)).collect()));
     }
-    out.definition = definition(args);
     out.curves("series", "Hours since the first bin", "Utilization or allocation (%)", curves)
         .curves("diurnal", "Local hour of day", "Mean over the trace (%)", diurnal)
         .table("summary", summary)
         .table("forecast-errors", errors)
         .headlines("headlines", heads)
         .table("notes", notes.table());
-    Ok(out)
+    Ok(())
 }
 
 /// Per horizon: (label, per forecaster (name, MAPE), targets scored).
@@ -237,7 +256,7 @@ fn scored(
     (scores, targets.len())
 }
 
-fn definition(args: &Args) -> String {
+fn definition(p: &PredictabilityParams) -> String {
     format!(
         "One regular series per trace, bins of {bin} aligned to the UTC epoch, from the first to the last bin any \
          row covers. PAI: 100 x sum over pai/sensor rows covering the bin (the worker's dfiw [start, end) overlaps \
@@ -253,9 +272,9 @@ fn definition(args: &Args) -> String {
          targets: t at least one day after the first bin, x[t] finite and non-zero, every forecast finite. Verdicts: \
          smooth within minutes = last-value MAPE at {short} below {SMOOTH_MAPE} %; periodic over days = \
          autocorrelation at 1 day at least {PERIODIC_ACF}.",
-        bin = args.str("bin"),
-        short = args.str("short"),
-        long = args.str("long"),
-        alpha = args.str("alpha"),
+        bin = duration_text(p.bin),
+        short = duration_text(p.short),
+        long = duration_text(p.long),
+        alpha = p.alpha,
     )
 }

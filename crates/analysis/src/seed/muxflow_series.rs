@@ -83,7 +83,7 @@ fn flat(v: Vec<Option<i64>>) -> Vec<i64> {
 }
 
 fn pai_series(ctx: &Ctx, bin_s: i64) -> Result<Raw> {
-    let rows = frames::sensor_times(&ctx.store, &["start_time", "end_time", "gpu_wrk_util_pct"])?;
+    let rows = frames::sensor_times(ctx, &["start_time", "end_time", "gpu_wrk_util_pct"])?;
     let gpus = collect(ctx.store.scan(&pai::MACHINE_SPEC)?.select([col("cap_gpu").sum()]), "PAI GPUs")?;
     let total = f64s(&gpus, "cap_gpu")?.first().copied().flatten().unwrap_or(0.0);
     let util = col("gpu_wrk_util_pct").fill_null(lit(0.0)) / lit(100.0);

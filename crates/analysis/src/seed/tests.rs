@@ -4,8 +4,18 @@
 
 use polars::prelude::*;
 
-use crate::testkit::{self, TinyStore};
-use crate::{find, Body, Cell, Output, ResultTable};
+use super::duration_prediction::DurationPrediction;
+use super::horus_classes::HorusClasses;
+use super::horus_interference::HorusInterference;
+use super::muxflow_gpu_util::MuxflowGpuUtil;
+use super::muxflow_predictability::MuxflowPredictability;
+use super::pollux_busiest_window::PolluxBusiestWindow;
+use super::pollux_classes::PolluxClasses;
+use super::{duration_text, Traces};
+use crate::output::{Body, Cell, Headline, Output, ResultTable};
+use crate::params::Seconds;
+use crate::testkit::{self, run, try_run, TinyStore};
+use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{helios, pai, philly, unified::JOBS, Table, Trace};
 
 /// Every table of `trace` empty, then `given` on top (a trace counts as
@@ -19,11 +29,6 @@ fn with_trace(trace: Trace, mut given: Vec<(&'static Table, DataFrame)>) -> Vec<
     given
 }
 
-fn run(store: &TinyStore, id: &str, params: &[(&str, &str)]) -> Output {
-    let p: Vec<(String, String)> = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
-    find(id).unwrap().run(&store.ctx, &p).unwrap()
-}
-
 fn table<'a>(out: &'a Output, part: &str) -> &'a ResultTable {
     match &out.part(part).unwrap().body {
         Body::Table(t) => t,
@@ -33,6 +38,10 @@ fn table<'a>(out: &'a Output, part: &str) -> &'a ResultTable {
 
 fn f(c: &Cell) -> f64 {
     c.as_f64().unwrap()
+}
+
+fn headline<'a>(out: &'a Output, key: &str) -> &'a Headline {
+    out.all_headlines().find(|h| h.key == key).unwrap_or_else(|| panic!("no headline {key}"))
 }
 
 /// Philly jobs (hours from 0, GPUs, runtime h): a 0 h 1 GPU 0.5 h (0.5
@@ -57,7 +66,7 @@ fn philly_jobs() -> TinyStore {
 
 #[test]
 fn pollux_busiest_window_by_hand() {
-    let out = run(&philly_jobs(), "seed.pollux-busiest-window", &[]);
+    let out = run(&PolluxBusiestWindow, &philly_jobs(), &[]);
     let w = table(&out, "window");
     assert_eq!(w.rows[0][1], Cell::from("1970-01-01T10:00:00Z"));
     assert_eq!((f(&w.rows[0][4]), f(&w.rows[0][5])), (2.0, 180.0));
@@ -70,7 +79,7 @@ fn pollux_busiest_window_by_hand() {
 
 #[test]
 fn pollux_classes_by_hand() {
-    let out = run(&philly_jobs(), "seed.pollux-classes", &[("trace", "philly")]);
+    let out = run(&PolluxClasses, &philly_jobs(), &[("trace", "philly")]);
     let t = table(&out, "classes");
     // One job per class of four; GPU-hours 0.5, 6, 20, 160 of 186.5.
     assert_eq!(t.column("jobs").unwrap(), vec![&Cell::Int(1); 4]);
@@ -91,12 +100,15 @@ fn philly_gpu_util_and_series_by_hand() {
     )
     .unwrap();
     let store = testkit::store(with_trace(Trace::Philly, vec![(&philly::GPU_UTIL, util)]));
-    let out = run(&store, "seed.muxflow-gpu-util", &[("trace", "philly")]);
+    let out = run(&MuxflowGpuUtil, &store, &[("trace", "philly")]);
     let Body::Dists { series, .. } = &out.part("gpu-util").unwrap().body else { panic!() };
     assert_eq!(series[0].1.values(), &[20.0, 50.0, 80.0]);
-    let share = out.all_headlines().find(|h| h.key == "philly_util_below").unwrap().value;
-    assert!((share - 200.0 / 3.0).abs() < 1e-12);
-    let out = run(&store, "seed.muxflow-predictability", &[("trace", "philly")]);
+    let below = headline(&out, "philly_util_below");
+    assert!((below.value - 200.0 / 3.0).abs() < 1e-12);
+    // MuxFlow: 99 % of production GPUs below 60 % utilization.
+    assert_eq!(below.published, Some(99.0));
+    assert!(below.source.starts_with("MuxFlow"), "{}", below.source);
+    let out = run(&MuxflowPredictability, &store, &[("trace", "philly")]);
     let Body::Curves { series, .. } = &out.part("series").unwrap().body else { panic!() };
     assert_eq!(series[0].1, vec![(0.0, 40.0), (5.0 / 60.0, 50.0)]);
 }
@@ -120,7 +132,7 @@ fn helios_allocation_series_by_hand() {
         df!("cluster" => ["Venus", "Venus"], "date" => [day, day], "vc" => ["a", "b"], "gpus" => [5i64, 3]).unwrap();
     let vcs = vcs.lazy().with_column(col("date").cast(DataType::Date)).collect().unwrap();
     let store = testkit::store(with_trace(Trace::Helios, vec![(&helios::JOBS, jobs), (&helios::VC_GPUS, vcs)]));
-    let out = run(&store, "seed.muxflow-predictability", &[("trace", "helios")]);
+    let out = run(&MuxflowPredictability, &store, &[("trace", "helios")]);
     let Body::Curves { series, .. } = &out.part("series").unwrap().body else { panic!() };
     assert_eq!(series[0].1, vec![(0.0, 50.0), (5.0 / 60.0, 75.0)]);
 }
@@ -145,7 +157,7 @@ fn duration_baselines_by_hand() {
     )
     .unwrap();
     let store = testkit::store(with_trace(Trace::Helios, vec![(&JOBS, jobs)]));
-    let out = run(&store, "seed.duration-prediction", &[("trace", "helios"), ("train", "0.6")]);
+    let out = run(&DurationPrediction, &store, &[("trace", "helios"), ("train", "0.6")]);
     let errors = table(&out, "errors");
     let row = |m: &str| errors.rows.iter().find(|r| r[0] == Cell::from(m)).unwrap().clone();
     assert_eq!((f(&row("user median")[2]), f(&row("user median")[3])), (0.0, 0.0));
@@ -202,7 +214,7 @@ fn horus_interference_by_hand() {
         ("m", "0", 100, 140, 1.0, 1.0),
         ("m", "0", 200, 300, 1.0, 1.0),
     ]);
-    let out = run(&store, "seed.horus-interference", &[]);
+    let out = run(&HorusInterference, &store, &[]);
     let t = table(&out, "by-colocation");
     assert_eq!((f(&t.rows[0][1]), f(&t.rows[1][1])), (1.0, 4.0));
     assert!((f(&t.rows[0][2]) - 10.0 / 3.0).abs() < 1e-12);
@@ -223,9 +235,85 @@ fn horus_classes_by_hand() {
         ("m", "2", 0, 10, 90.0, 8.0),
         ("m", "3", 0, 10, 100.0, 8.0),
     ]);
-    let out = run(&store, "seed.horus-classes", &[("k", "2")]);
+    let out = run(&HorusClasses, &store, &[("k", "2")]);
     let t = table(&out, "classes");
     assert_eq!(t.column("tasks").unwrap(), vec![&Cell::Int(2), &Cell::Int(2)]);
     assert_eq!((f(&t.rows[0][6]), f(&t.rows[1][6])), (5.0, 95.0));
     assert_eq!(f(&t.rows[0][5]), 50.0);
+}
+
+/// Pollux's Table 1 mix (72 % small, 20 % medium, 6 % large, 2 % extra
+/// large jobs in its Philly sample) sits beside the Philly window's class
+/// shares, and beside no other trace's.
+#[test]
+fn pollux_mix_is_published_beside_the_philly_window_only() {
+    let store = philly_jobs();
+    let out = run(&PolluxBusiestWindow, &store, &[]);
+    let published: Vec<Option<f64>> =
+        ["small", "medium", "large", "xlarge"].map(|c| headline(&out, &format!("window_{c}")).published).to_vec();
+    assert_eq!(published, [Some(72.0), Some(20.0), Some(6.0), Some(2.0)]);
+    // The window holds c (large) and d (xlarge): 50 % each.
+    assert_eq!(headline(&out, "window_large").value, 50.0);
+    let out = run(&PolluxBusiestWindow, &store, &[("trace", "helios")]);
+    assert!(out.all_headlines().all(|h| h.published.is_none()));
+    assert_eq!(table(&out, "notes").rows, vec![vec![Cell::from("helios"), Cell::from("not in the store")]]);
+}
+
+fn usage_error(r: Result<Output>) -> String {
+    match r {
+        Err(Error::Usage(m)) => m,
+        Err(e) => panic!("not a usage error: {e}"),
+        Ok(_) => panic!("accepted"),
+    }
+}
+
+/// What one parameter cannot take is refused by its declared kind; what
+/// depends on two (a bin dividing the hour, horizons in whole bins, class
+/// bounds increasing) by the run, before any work. Both are usage errors
+/// (exit 2) naming the analysis and the value.
+#[test]
+fn bad_parameters_are_usage_errors() {
+    let store = philly_jobs();
+    let series = |params: &[(&str, &str)]| usage_error(try_run(&MuxflowPredictability, &store, params));
+    assert_eq!(series(&[("bin", "7m")]), "seed.muxflow-predictability: --param bin=7m: must divide 1h");
+    assert_eq!(
+        series(&[("short", "420s")]),
+        "seed.muxflow-predictability: --param short=7m: must be a multiple of bin, at most 1d"
+    );
+    assert_eq!(
+        series(&[("long", "2d")]),
+        "seed.muxflow-predictability: --param long=2d: must be a multiple of bin, at most 1d"
+    );
+    assert_eq!(
+        series(&[("alpha", "0")]),
+        "seed.muxflow-predictability: --param alpha=0: expected a number > 0 and <= 1"
+    );
+    assert_eq!(
+        usage_error(try_run(&HorusClasses, &store, &[("k", "21")])),
+        "seed.horus-classes: --param k=21: expected a whole number from 1 to 20"
+    );
+    assert_eq!(
+        usage_error(try_run(&DurationPrediction, &store, &[("train", "1")])),
+        "seed.duration-prediction: --param train=1: expected a number strictly between 0 and 1"
+    );
+    assert_eq!(
+        usage_error(try_run(&PolluxClasses, &store, &[("small", "10"), ("medium", "5")])),
+        "seed.pollux-classes: class bounds must increase: small < medium < large (given 10, 5, 100)"
+    );
+    assert_eq!(
+        usage_error(try_run(&PolluxBusiestWindow, &store, &[("trace", "all")])),
+        "seed.pollux-busiest-window: --param trace=all: expected one of pai, philly, helios"
+    );
+}
+
+#[test]
+fn durations_are_written_in_their_largest_whole_unit() {
+    let text = |s: i64| duration_text(Seconds(s));
+    assert_eq!([text(300), text(3600), text(86_400), text(5400), text(90)], ["5m", "1h", "1d", "90m", "90s"]);
+}
+
+#[test]
+fn a_trace_choice_selects_in_the_fixed_order() {
+    assert_eq!(Traces::All.selected(), [Trace::Pai, Trace::Philly, Trace::Helios]);
+    assert_eq!(Traces::Philly.selected(), [Trace::Philly]);
 }

@@ -4,7 +4,7 @@
 //! on ln(1 + duration), trained on the first part of the trace by
 //! submission time and tested on the rest, against the baselines "median
 //! duration of the user" and "of the group" fitted on the same training
-//! part. The same [`Dataset`] and [`Model`] serve predicted-SJF replays.
+//! part.
 //!
 //! Units and features per trace (categorical ones target-encoded, below):
 //! - PAI: tasks of `dfa` (submission = task `start_time`, duration = mean
@@ -13,41 +13,73 @@
 //! - Philly: jobs (unified table; group = VC); GPUs; hour.
 //! - Helios: jobs (unified table; group = VC); GPUs, CPUs, nodes; hour.
 
+use std::ops::Bound;
+
 use polars::prelude::*;
 
 use super::ml::{fit_tree, Tree, TreeParams};
-use super::{present, Notes};
+use super::notes::Notes;
+use super::{present, OneTrace};
+use crate::declare::{About, Analyze, Scope};
 use crate::frame::{collect, f64s, i64s, local, strs};
+use crate::output::{Cell, Headline, Output, ResultTable};
 use crate::pai::frames;
-use crate::{Analysis, Args, Cell, Ctx, Headline, Output, Param, ResultTable, Scope};
-use tracelab_schema::error::{Error, Result};
+use crate::params::{params, Param};
+use crate::Ctx;
+use tracelab_schema::error::Result;
 use tracelab_schema::{unified::JOBS, Trace};
 use tracelab_stats::{ape, median_ape, quantiles_in_place, rmsle, Dist};
 
-pub const PREDICTION: Analysis = Analysis {
-    id: "seed.duration-prediction",
-    scope: Scope::Cross,
-    mirrors: "NSDI'22 Sec 6 (duration prediction of recurring tasks); a tracelab tree on submission-time features",
-    summary: "Decision tree vs user/group median durations, trained on the first part of a trace: RMSLE, MdAPE",
-    params: &[
-        Param { name: "trace", default: "pai", doc: "the trace", choices: &["pai", "philly", "helios"] },
-        Param {
-            name: "train",
-            default: "0.8",
-            doc: "share of jobs (by submission) to train on, in (0, 1)",
-            choices: &[],
-        },
-        Param { name: "max-depth", default: "8", doc: "tree depth (split levels, as scikit-learn)", choices: &[] },
-        Param { name: "min-samples-leaf", default: "5", doc: "fewest training rows in a leaf", choices: &[] },
-        Param { name: "min-samples-split", default: "2", doc: "fewest rows a node needs to split", choices: &[] },
-    ],
-    run: prediction,
-};
+const TRACE: Param<OneTrace> = Param::choice("trace", "pai", "the trace");
+const TRAIN: Param<f64> = Param::number_in(
+    "train",
+    "0.8",
+    "share of jobs (by submission) to train on, in (0, 1)",
+    Bound::Excluded(0.0),
+    Bound::Excluded(1.0),
+);
+// smartcore takes the depth as a u16.
+const MAX_DEPTH: Param<u64> =
+    Param::whole("max-depth", "8", "tree depth (split levels, as scikit-learn)", 0, u16::MAX as u64);
+const MIN_SAMPLES_LEAF: Param<u64> =
+    Param::whole("min-samples-leaf", "5", "fewest training rows in a leaf", 1, u64::MAX);
+const MIN_SAMPLES_SPLIT: Param<u64> =
+    Param::whole("min-samples-split", "2", "fewest rows a node needs to split", 2, u64::MAX);
+
+params! {
+    pub struct PredictionParams {
+        pub trace: OneTrace = TRACE,
+        pub train: f64 = TRAIN,
+        pub max_depth: u64 = MAX_DEPTH,
+        pub min_samples_leaf: u64 = MIN_SAMPLES_LEAF,
+        pub min_samples_split: u64 = MIN_SAMPLES_SPLIT,
+    }
+}
+
+pub struct DurationPrediction;
+
+impl Analyze for DurationPrediction {
+    type Params = PredictionParams;
+    const ABOUT: About = About {
+        id: "seed.duration-prediction",
+        scope: Scope::Cross,
+        mirrors: "NSDI'22 Sec 6 (duration prediction of recurring tasks); a tracelab tree on submission-time features",
+        summary: "Decision tree vs user/group median durations, trained on the first part of a trace: RMSLE, MdAPE",
+        title: "Duration prediction at submission",
+    };
+
+    fn definition(p: &PredictionParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &PredictionParams, out: &mut Output) -> Result<()> {
+        prediction(ctx, p, out)
+    }
+}
 
 /// One trace's prediction rows, by submission time then id.
 pub struct Dataset {
     pub trace: Trace,
-    pub ids: Vec<String>,
     /// Submission, UTC microseconds.
     pub submit_us: Vec<i64>,
     pub users: Vec<String>,
@@ -76,7 +108,7 @@ fn plan(ctx: &Ctx, trace: Trace) -> Result<LazyFrame> {
         Trace::Pai => {
             let mut cols = vec!["job_name", "task_name", "start_time", "user", "group", "gpu_type", "runtime_i_s"];
             cols.extend(numeric_columns(trace));
-            frames::tasks(&ctx.store, &cols)?.select([
+            frames::tasks(ctx, &cols)?.select([
                 (col("job_name") + lit("/") + col("task_name")).alias("id"),
                 col("start_time").alias("t"),
                 col("user"),
@@ -116,7 +148,6 @@ pub fn dataset(ctx: &Ctx, trace: Trace) -> Result<Dataset> {
     let categorical = if trace == Trace::Pai { vec![("gpu_type", text("gpu_type")?)] } else { Vec::new() };
     Ok(Dataset {
         trace,
-        ids: text("id")?,
         submit_us: i64s(&df, "t")?.into_iter().map(|t| t.unwrap_or(0)).collect(),
         users: text("user")?,
         groups: text("group")?,
@@ -129,10 +160,6 @@ pub fn dataset(ctx: &Ctx, trace: Trace) -> Result<Dataset> {
 impl Dataset {
     pub fn len(&self) -> usize {
         self.duration_s.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.duration_s.is_empty()
     }
 
     /// Feature names in matrix column order.
@@ -207,28 +234,22 @@ fn median_baseline(keys: &[String], y: &[f64], n_train: usize) -> Vec<f64> {
     keys.iter().map(|k| medians.get(k.as_str()).copied().unwrap_or(global)).collect()
 }
 
-fn tree_params(args: &Args) -> Result<TreeParams> {
-    let depth = args.u64("max-depth")?;
-    Ok(TreeParams {
-        max_depth: Some(u16::try_from(depth).map_err(|_| Error::Usage(format!("max-depth {depth} is too large")))?),
-        min_samples_split: args.u64("min-samples-split")?.max(2) as usize,
-        min_samples_leaf: args.u64("min-samples-leaf")?.max(1) as usize,
+fn tree_params(p: &PredictionParams) -> TreeParams {
+    TreeParams {
+        max_depth: Some(u16::try_from(p.max_depth).expect("max-depth is declared at most u16::MAX")),
+        min_samples_split: p.min_samples_split as usize,
+        min_samples_leaf: p.min_samples_leaf as usize,
         seed: 0,
-    })
+    }
 }
 
-fn prediction(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let trace = Trace::from_name(args.str("trace")).expect("declared choices are traces");
-    let share = args.f64("train")?;
-    if !(share > 0.0 && share < 1.0) {
-        return Err(Error::Usage(format!("seed.duration-prediction: --param train={share}: expected 0 < train < 1")));
-    }
-    let mut out = Output::new("seed.duration-prediction", "Duration prediction at submission", definition(args));
+fn prediction(ctx: &Ctx, p: &PredictionParams, out: &mut Output) -> Result<()> {
+    let trace = p.trace.trace();
     let mut notes = Notes::default();
     let d = if present(ctx, trace) { Some(dataset(ctx, trace)?) } else { None };
-    let n_train = d.as_ref().map_or(0, |d| (share * d.len() as f64).floor() as usize);
+    let n_train = d.as_ref().map_or(0, |d| (p.train * d.len() as f64).floor() as usize);
     let scored = match &d {
-        Some(d) if n_train > 0 && n_train < d.len() => Some(score(d, n_train, tree_params(args)?)?),
+        Some(d) if n_train > 0 && n_train < d.len() => Some(score(d, n_train, tree_params(p))?),
         Some(_) => {
             notes.add(trace.name(), "too few jobs to split into training and test parts");
             None
@@ -246,7 +267,7 @@ fn prediction(ctx: &Ctx, args: &Args) -> Result<Output> {
         .table("importances", importances)
         .table("split", split_table(d.as_ref(), n_train))
         .table("notes", notes.table());
-    Ok(out)
+    Ok(())
 }
 
 type Scored = (ResultTable, Vec<(String, Dist)>, Vec<Headline>, ResultTable);
@@ -311,7 +332,7 @@ fn split_table(d: Option<&Dataset>, n_train: usize) -> ResultTable {
     t
 }
 
-fn definition(args: &Args) -> String {
+fn definition(p: &PredictionParams) -> String {
     format!(
         "Rows: PAI dfa tasks (submission = task start_time, duration = runtime_i, the mean instance runtime); Philly \
          and Helios unified jobs (submission = submit_time, duration = run_s); rows need both, duration >= 0. Sorted \
@@ -326,11 +347,11 @@ fn definition(args: &Args) -> String {
          (unseen: the training median). Errors on the test rows: RMSLE = sqrt(mean((ln(1 + predicted) - ln(1 + \
          actual))^2)) (the headline); median APE = median of 100 x |predicted - actual| / actual over actual > 0. \
          Importances: impurity decrease per feature, normalized. Trace: {trace}.",
-        train = args.str("train"),
-        depth = args.str("max-depth"),
-        leaf = args.str("min-samples-leaf"),
-        split = args.str("min-samples-split"),
-        trace = args.str("trace")
+        train = p.train,
+        depth = p.max_depth,
+        leaf = p.min_samples_leaf,
+        split = p.min_samples_split,
+        trace = p.trace.name()
     )
 }
 

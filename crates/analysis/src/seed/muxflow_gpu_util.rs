@@ -16,59 +16,96 @@
 //!   included). Philly has no GPU memory series.
 //! - Helios: no hardware utilization at all (a note).
 
+use std::ops::Bound;
+
 use polars::prelude::*;
 
-use super::{present, selected, Notes, ALL_TRACES_PARAM};
+use super::notes::Notes;
+use super::{present, Traces, ALL_TRACES};
+use crate::declare::{About, Analyze, Published, Scope};
 use crate::frame::{collect, f64s};
-use crate::pai::{frames, util::gpu_mem_gib};
-use crate::{Analysis, Args, Ctx, Headline, Output, Param, Scope};
+use crate::output::{Headline, Output};
+use crate::pai::{frames, machine_util::gpu_mem_gib};
+use crate::params::{params, Param};
+use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::philly::GPU_UTIL as PHILLY_GPU_UTIL;
 use tracelab_schema::{pai::MACHINE_SPEC, Trace};
 use tracelab_stats::Dist;
 
-pub const GPU_UTIL: Analysis = Analysis {
-    id: "seed.muxflow-gpu-util",
-    scope: Scope::Cross,
-    mirrors: "MuxFlow (Zhao et al. 2023) motivation: per-GPU utilization and GPU memory CDFs",
-    summary: "Per-GPU mean utilization and GPU-memory CDFs per trace; share of GPUs below a threshold",
-    params: &[
-        ALL_TRACES_PARAM,
-        Param { name: "threshold", default: "60", doc: "utilization (%) the headline shares stay below", choices: &[] },
-        Param {
-            name: "misc-gpu-mem",
-            default: "16",
-            doc: "GPU memory (GiB) assumed per PAI MISC GPU (no published figure)",
-            choices: &[],
-        },
-    ],
-    run: gpu_util,
-};
+const THRESHOLD: Param<f64> = Param::number_in(
+    "threshold",
+    "60",
+    "utilization (%) the headline shares stay below",
+    Bound::Included(0.0),
+    Bound::Unbounded,
+);
+const MISC_GPU_MEM: Param<f64> = Param::number_in(
+    "misc-gpu-mem",
+    "16",
+    "GPU memory (GiB) assumed per PAI MISC GPU (no published figure)",
+    Bound::Excluded(0.0),
+    Bound::Unbounded,
+);
+
+params! {
+    pub struct GpuUtilParams {
+        pub trace: Traces = ALL_TRACES,
+        pub threshold: f64 = THRESHOLD,
+        pub misc_gpu_mem: f64 = MISC_GPU_MEM,
+    }
+}
+
+pub struct MuxflowGpuUtil;
 
 /// MuxFlow's published shares (issue 17's reading of the paper).
-const PUBLISHED_UTIL: f64 = 99.0;
-const PUBLISHED_MEM: f64 = 90.0;
 const SOURCE: &str = "MuxFlow (Zhao et al. 2023), motivation (production GPUs)";
 
-fn gpu_util(ctx: &Ctx, args: &Args) -> Result<Output> {
-    let (threshold, misc) = (args.f64("threshold")?, args.f64("misc-gpu-mem")?);
+impl Analyze for MuxflowGpuUtil {
+    type Params = GpuUtilParams;
+    const ABOUT: About = About {
+        id: "seed.muxflow-gpu-util",
+        scope: Scope::Cross,
+        mirrors: "MuxFlow (Zhao et al. 2023) motivation: per-GPU utilization and GPU memory CDFs",
+        summary: "Per-GPU mean utilization and GPU-memory CDFs per trace; share of GPUs below a threshold",
+        title: "Per-GPU utilization and GPU memory",
+    };
+    /// 99 % of production GPUs below 60 % utilization, about 90 % below
+    /// 60 % GPU memory; compared with every trace's share.
+    const PUBLISHED: &'static [Published] = &[
+        Published::new("pai_util_below", 99.0, "%", SOURCE),
+        Published::new("pai_mem_below", 90.0, "%", SOURCE),
+        Published::new("philly_util_below", 99.0, "%", SOURCE),
+    ];
+
+    fn definition(p: &GpuUtilParams) -> String {
+        definition(p)
+    }
+
+    fn run(ctx: &Ctx, p: &GpuUtilParams, out: &mut Output) -> Result<()> {
+        gpu_util(ctx, p, out)
+    }
+}
+
+fn gpu_util(ctx: &Ctx, p: &GpuUtilParams, out: &mut Output) -> Result<()> {
+    let threshold = p.threshold;
     let (mut util, mut mem, mut heads, mut notes) = (Vec::new(), Vec::new(), Vec::new(), Notes::default());
-    for trace in selected(args.str("trace")) {
+    for trace in p.trace.selected() {
         if !present(ctx, trace) {
             notes.missing(trace);
             continue;
         }
         match trace {
             Trace::Pai => {
-                let (u, m) = pai_gpus(ctx, misc)?;
-                heads.push(below("pai_util", "PAI GPUs", &u, threshold, "utilization", PUBLISHED_UTIL));
-                heads.push(below("pai_mem", "PAI GPUs", &m, threshold, "GPU memory", PUBLISHED_MEM));
+                let (u, m) = pai_gpus(ctx, p.misc_gpu_mem)?;
+                heads.push(below("pai_util", "PAI GPUs", &u, threshold, "utilization"));
+                heads.push(below("pai_mem", "PAI GPUs", &m, threshold, "GPU memory"));
                 util.push(("pai".to_string(), Dist::from_samples(u)));
                 mem.push(("pai".to_string(), Dist::from_samples(m)));
             }
             Trace::Philly => {
                 let u = philly_gpus(ctx)?;
-                heads.push(below("philly_util", "Philly GPUs", &u, threshold, "utilization", PUBLISHED_UTIL));
+                heads.push(below("philly_util", "Philly GPUs", &u, threshold, "utilization"));
                 util.push(("philly".to_string(), Dist::from_samples(u)));
                 notes.add("philly", "no GPU memory series in the trace");
             }
@@ -78,20 +115,18 @@ fn gpu_util(ctx: &Ctx, args: &Args) -> Result<Output> {
             ),
         }
     }
-    let mut out = Output::new("seed.muxflow-gpu-util", "Per-GPU utilization and GPU memory", definition(args));
     out.dists("gpu-util", "Mean utilization per GPU (%)", util)
         .dists("gpu-mem", "Mean GPU memory used per GPU (% of its memory)", mem)
         .headlines("below-threshold", heads)
         .table("notes", notes.table());
-    Ok(out)
+    Ok(())
 }
 
 /// The headline: % of `values` strictly below `threshold`.
-fn below(key: &str, who: &str, values: &[f64], threshold: f64, what: &str, published: f64) -> Headline {
+fn below(key: &str, who: &str, values: &[f64], threshold: f64, what: &str) -> Headline {
     let n = values.iter().filter(|v| **v < threshold).count();
     let share = if values.is_empty() { f64::NAN } else { 100.0 * n as f64 / values.len() as f64 };
     Headline::new(&format!("{key}_below"), &format!("{who} with mean {what} below {threshold} %"), share, "%")
-        .published(published, SOURCE)
 }
 
 /// GPU memory (GiB) of one GPU by the machine's GPU type, as an expression.
@@ -109,7 +144,7 @@ fn pai_gpus(ctx: &Ctx, misc: f64) -> Result<(Vec<f64>, Vec<f64>)> {
     let spec = ctx.store.scan(&MACHINE_SPEC)?.select([col("machine"), col("gpu_type")]);
     let need = (col("plan_gpu_pct") / lit(100.0)).ceil().fill_null(lit(1.0)).clip_min(lit(1.0));
     let weighted = |v: Expr| (v.clone() * col("run_s")).sum() / col("run_s").filter(v.is_not_null()).sum();
-    let lf = frames::instances_with_sensor(&ctx.store, &cols)?
+    let lf = frames::instances_with_sensor(ctx, &cols)?
         .filter(col("machine").is_not_null().and(col("gpu_name").is_not_null()).and(col("run_s").gt(lit(0.0))))
         .join(spec, [col("machine")], [col("machine")], JoinArgs::new(JoinType::Left))
         .with_columns([
@@ -151,7 +186,7 @@ fn philly_gpus(ctx: &Ctx) -> Result<Vec<f64>> {
     Ok(out)
 }
 
-fn definition(args: &Args) -> String {
+fn definition(p: &GpuUtilParams) -> String {
     format!(
         "Per GPU, mean utilization (and GPU memory where the trace has it). PAI: dfws instances (one per worker with \
          a sensor row) with a machine, a gpu_name and run_s > 0; a GPU is a (machine, gpu_name); per instance u = \
@@ -162,7 +197,6 @@ fn definition(args: &Args) -> String {
          Philly: a GPU is a (machine, gpuN_util_pct column) of philly/gpu_util; its value is the mean over every \
          minute it reported (null = offline, skipped; idle minutes count). Helios: no utilization. Headlines: % of \
          GPUs with a mean strictly below {} %.",
-        args.str("misc-gpu-mem"),
-        args.str("threshold")
+        p.misc_gpu_mem, p.threshold
     )
 }
