@@ -69,7 +69,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let id = args.id.as_deref().unwrap_or_default();
     let analysis = analysis::find(id)?;
     let store = super::store::resolve(args.store.as_ref())?;
-    let ctx = Ctx::new(store, philly_runtime_csv());
+    let ctx = Ctx::new(store);
     let out = analysis.run(&ctx, &args.params)?;
     if let Some(part) = &args.part {
         if out.part(part).is_none() {
@@ -94,10 +94,4 @@ fn list() -> String {
         t.add_row([a.id, a.mirrors, &describe(a), a.summary]);
     }
     format!("{t}\n")
-}
-
-/// `philly_runtime.csv` from the bundled samples, for the PAI vs Philly
-/// runtime comparison when the store has no Philly trace.
-pub(super) fn philly_runtime_csv() -> Option<PathBuf> {
-    super::ingest::bundled_samples().map(|d| d.join("philly/philly_runtime.csv")).filter(|p| p.is_file())
 }

@@ -9,7 +9,7 @@ use anyhow::Context;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, CellAlignment, ContentArrangement, Table};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use tracelab_ingest::{self as ingest, FileProgress, NoProgress, Plan, Progress, Report, TraceResult};
+use tracelab_ingest::{self as ingest, FileProgress, Limits, Plan, Progress, Report, TraceResult};
 use tracelab_schema::error::Error;
 
 /// Read the official trace downloads in DIR into a Parquet store.
@@ -21,7 +21,9 @@ use tracelab_schema::error::Error;
 /// <STORE>/<trace>/rejects.parquet, and the unified cross-trace table to
 /// <STORE>/jobs.parquet. Unchanged inputs are not read again.
 ///
-/// Cost: about one pass over the input (streaming, bounded memory).
+/// Cost: about one pass over the input (streaming, bounded memory). The
+/// store is locked while ingest writes it: another ingest, or a command
+/// reading the store, waits for it (with a note) and then goes on.
 ///
 /// Examples:
 ///   tracelab ingest data-samples
@@ -44,12 +46,19 @@ pub struct Args {
     /// No progress bar and no summary; errors are still printed.
     #[arg(long, short)]
     quiet: bool,
+    /// The longest CSV line or Philly job accepted; a longer CSV line is
+    /// rejected without being held in memory, a longer job stops the ingest
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_record_bytes)]
+    max_record_bytes: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = plan(&args)?;
-    let progress: Arc<dyn Progress> =
-        if args.quiet || !std::io::stderr().is_terminal() { Arc::new(NoProgress) } else { Arc::new(Bars::default()) };
+    let progress: Arc<dyn Progress> = if args.quiet || !std::io::stderr().is_terminal() {
+        Arc::new(super::store::Notes)
+    } else {
+        Arc::new(Bars::default())
+    };
     let report = ingest::run(&plan, progress).with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !args.quiet {
         super::out(&summary(&report))?;
@@ -80,8 +89,12 @@ fn plan(args: &Args) -> anyhow::Result<Plan> {
         ))
         .into());
     }
+    if args.max_record_bytes < 1024 {
+        return Err(Error::Usage("--max-record-bytes: expected at least 1024 bytes".into()).into());
+    }
     let store = args.out.clone().unwrap_or_else(|| Plan::default_store(&dir));
-    Ok(Plan { dir, store, force: args.force })
+    let limits = Limits { max_record_bytes: args.max_record_bytes, ..Limits::default() };
+    Ok(Plan { dir, store, force: args.force, limits })
 }
 
 /// `./data-samples`, else the copy in the source tree tracelab was built from.
@@ -172,6 +185,10 @@ impl Progress for Bars {
         );
         bar.set_message(label.to_string());
         Box::new(Bar(bar))
+    }
+
+    fn waiting(&self, message: &str) {
+        let _ = self.bars.println(format!("note: {message}"));
     }
 }
 

@@ -13,9 +13,8 @@
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::io::{self, BufReader, Read};
-use std::path::Path;
 use std::rc::Rc;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde::de::{DeserializeSeed, SeqAccess, Visitor};
 use serde_json::Value as Json;
@@ -27,18 +26,16 @@ use super::sink::Value;
 use super::source::{philly_member, InputFile, Member, Packing, TraceInputs};
 use super::table::TableIngest;
 use super::time::{philly_job_time, philly_util_time};
-use super::Progress;
+use super::Limits;
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::raw::philly::{self as raw, STATUSES};
 use tracelab_schema::raw::RawCsv;
-use tracelab_schema::Trace;
 
 /// The canonical tables, in schema order; the first three come from the job log.
 const TABLES: [&str; 7] = ["jobs", "attempts", "placements", "gpu_util", "cpu_util", "mem_util", "machines"];
 
-pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceOutcome> {
+pub fn ingest(inputs: &TraceInputs, run: TraceRun<'_>) -> Result<TraceOutcome> {
     let plain = plain_members(inputs)?;
-    let run = TraceRun::start(Trace::Philly, dir, progress)?;
     let mut tables = Vec::new();
     for name in TABLES {
         let table = if name == "attempts" || name == "placements" { run.open_derived(name)? } else { run.open(name)? };
@@ -51,8 +48,7 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
     in_parallel(files, |file| {
         let archive = file.packing != Packing::Plain;
         if archive && plain.len() == FILES {
-            run.note(format!("{} skipped: all five files are present extracted beside it", file.rel));
-            return Ok(());
+            return run.skip(file, format!("{} skipped: all five files are present extracted beside it", file.rel));
         }
         run.read(file, |member| {
             let base = member.name.rsplit('/').next().unwrap_or(&member.name);
@@ -61,7 +57,7 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
                 run.note(format!("{} skipped: the extracted file beside the archive was read", member.label));
                 return Ok(());
             }
-            read_member(kind, member, &tables, &sources)
+            read_member(kind, member, &tables, &sources, run.limits)
         })
     })?;
     let sources = sources.into_inner().expect("sources");
@@ -80,6 +76,7 @@ fn read_member(
     member: Member<'_>,
     tables: &[Mutex<TableIngest>],
     sources: &Mutex<Vec<Option<String>>>,
+    limits: Limits,
 ) -> Result<()> {
     let first = match kind {
         raw::JOB_LOG => 0,
@@ -101,7 +98,7 @@ fn read_member(
     let lock = |i: usize| tables[i].lock().expect("table");
     if first == 0 {
         let (mut jobs, mut attempts, mut placements) = (lock(0), lock(1), lock(2));
-        return read_job_log(member, [&mut jobs, &mut attempts, &mut placements]);
+        return read_job_log(member, [&mut jobs, &mut attempts, &mut placements], limits.max_record_bytes);
     }
     let (raw, parse): (&RawCsv, super::csv::Parse) = match first {
         3 => (&raw::GPU_UTIL, gpu_util),
@@ -109,7 +106,7 @@ fn read_member(
         5 => (&raw::MEM_UTIL, mem_util),
         _ => (&raw::MACHINE_LIST, machine),
     };
-    let mut csv = CsvFile::new(member.reader, member.label);
+    let mut csv = CsvFile::new(member.reader, member.label, limits);
     csv.expect_header(&raw.header_line())?;
     let layout = Layout { names: raw.columns, trailing_empty: first == 3, optional_header: false };
     csv.records(&layout, &mut lock(first), parse)
@@ -143,32 +140,75 @@ fn missing_job_log(inputs: &TraceInputs) -> Error {
 
 // ---------------------------------------------------------------- job log
 
-/// Counts newlines in what serde_json consumes, so a rejected job can be
-/// located by line.
+/// Where the job-log reader is: the line (counting newlines in what
+/// serde_json consumes, so a rejected job can be located) and the bytes
+/// read since the current job started.
+#[derive(Default)]
+struct Position {
+    line: Cell<u64>,
+    /// The line the current job starts on.
+    job_line: Cell<u64>,
+    job_bytes: Cell<u64>,
+}
+
+/// Counts lines and refuses to feed one job more than `max` bytes: a job is
+/// parsed whole into memory, so a 1 GiB job would cost gigabytes. The
+/// job log cannot be resumed past such a job, so it stops the ingest.
 struct LineCounting<R> {
     inner: R,
-    line: Rc<Cell<u64>>,
+    at: Rc<Position>,
+    max: u64,
 }
 
 impl<R: Read> Read for LineCounting<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let n = self.inner.read(buf)?;
         let newlines = memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
-        self.line.set(self.line.get() + newlines);
+        self.at.line.set(self.at.line.get() + newlines);
+        let job = self.at.job_bytes.get() + n as u64;
+        self.at.job_bytes.set(job);
+        if job > self.max + (1 << 16) {
+            return Err(io::Error::other(JobTooLong));
+        }
         Ok(n)
     }
 }
 
-fn read_job_log(member: Member<'_>, tables: [&mut TableIngest; 3]) -> Result<()> {
-    let line = Rc::new(Cell::new(1));
-    let reader = LineCounting { inner: BufReader::with_capacity(1 << 16, member.reader), line: Rc::clone(&line) };
+#[derive(Debug)]
+struct JobTooLong;
+
+impl std::fmt::Display for JobTooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("job too long")
+    }
+}
+
+impl std::error::Error for JobTooLong {}
+
+fn read_job_log(member: Member<'_>, tables: [&mut TableIngest; 3], max_job: usize) -> Result<()> {
+    let at = Rc::new(Position { line: Cell::new(1), ..Position::default() });
+    let reader = LineCounting {
+        inner: BufReader::with_capacity(1 << 16, member.reader),
+        at: Rc::clone(&at),
+        max: max_job as u64,
+    };
     let mut de = serde_json::Deserializer::from_reader(reader);
-    let mut sink = JobSink { tables, label: &member.label, line, error: None };
+    let mut sink = JobSink { tables, label: &member.label, at: Rc::clone(&at), error: None };
     let parsed = (&mut sink).deserialize(&mut de).and_then(|()| de.end());
     if let Some(e) = sink.error.take() {
         return Err(e);
     }
     parsed.map_err(|e| {
+        if e.is_io() && e.to_string().contains("job too long") {
+            return Error::input(
+                &member.label,
+                format!(
+                    "the job starting on line {} is longer than the limit of {max_job} bytes \
+                     (--max-record-bytes); expected the job log as published",
+                    sink.at.job_line.get()
+                ),
+            );
+        }
         Error::input(
             &member.label,
             format!("not a complete JSON list of jobs ({e}); expected the job log as published"),
@@ -180,7 +220,7 @@ fn read_job_log(member: Member<'_>, tables: [&mut TableIngest; 3]) -> Result<()>
 struct JobSink<'s, 't> {
     tables: [&'t mut TableIngest; 3],
     label: &'s str,
-    line: Rc<Cell<u64>>,
+    at: Rc<Position>,
     /// A store error raised inside serde, reported after it unwinds.
     error: Option<Error>,
 }
@@ -200,7 +240,7 @@ impl<'de> Visitor<'de> for &mut JobSink<'_, '_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         loop {
-            let seed = JobSeed { line: Rc::clone(&self.line) };
+            let seed = JobSeed { at: Rc::clone(&self.at) };
             let Some((job, start_line)) = seq.next_element_seed(seed)? else { return Ok(()) };
             if let Err(e) = self.job(&job, start_line) {
                 self.error = Some(e);
@@ -212,14 +252,18 @@ impl<'de> Visitor<'de> for &mut JobSink<'_, '_> {
 
 /// Deserializes one job and notes the line it starts on: serde_json has
 /// consumed the separator and peeked the job's `{` when it calls the seed.
+/// The job's byte count starts there (give or take the reader's buffer,
+/// hence the 64 KiB of slack in [`LineCounting`]).
 struct JobSeed {
-    line: Rc<Cell<u64>>,
+    at: Rc<Position>,
 }
 
 impl<'de> DeserializeSeed<'de> for JobSeed {
     type Value = (Json, u64);
     fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(Json, u64), D::Error> {
-        let line = self.line.get();
+        let line = self.at.line.get();
+        self.at.job_line.set(line);
+        self.at.job_bytes.set(0);
         Ok((serde::Deserialize::deserialize(d)?, line))
     }
 }
@@ -393,8 +437,11 @@ fn parse_attempt<'a>(
     Ok((start, end, gpus))
 }
 
+/// `gpu3` -> 3: digits only (no sign; `gpu-1` is not GPU -1), at most 4.
 fn gpu_index(g: &Json) -> Option<i64> {
-    g.as_str()?.strip_prefix("gpu")?.parse().ok()
+    let digits = g.as_str()?.strip_prefix("gpu")?;
+    let plain = !digits.is_empty() && digits.len() <= 4 && digits.bytes().all(|b| b.is_ascii_digit());
+    plain.then(|| digits.parse().ok()).flatten()
 }
 
 // ---------------------------------------------------------------- CSV files
@@ -403,8 +450,9 @@ fn util_time(r: &Record<'_>) -> Result<Value<'static>, Fault> {
     philly_util_time(r.get(0)).map(Value::Ts).map_err(|reason| r.fault(0, reason))
 }
 
+/// A utilization or memory figure: non-negative, or `NA` (null).
 fn na<'a>(r: &Record<'a>, i: usize) -> Result<Value<'a>, Fault> {
-    r.f64_opt(i, &["NA"]).map(Value::opt_f64)
+    r.non_negative_opt(i, &["NA"]).map(Value::opt_f64)
 }
 
 fn gpu_util<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
@@ -471,5 +519,15 @@ mod tests {
         let job: Json = serde_json::json!({"status": "Pass", "vc": "v", "jobid": "j", "user": "u",
             "submitted_time": "None", "attempts": null});
         assert_eq!(parse_job(&job).err().unwrap().column, "submitted_time");
+    }
+
+    #[test]
+    fn gpu_names_are_gpu_and_digits() {
+        let idx = |s: &str| gpu_index(&Json::String(s.into()));
+        assert_eq!(idx("gpu0"), Some(0));
+        assert_eq!(idx("gpu15"), Some(15));
+        for bad in ["gpu-1", "gpu+1", "gpu", "gpu 1", "gpu99999", "cpu1"] {
+            assert_eq!(idx(bad), None, "{bad}");
+        }
     }
 }

@@ -41,7 +41,6 @@ pub struct Plan {
     /// A generation time to print (`--stamp`); none keeps the output
     /// independent of the time of the run.
     pub stamp: Option<String>,
-    pub philly_runtime_csv: Option<PathBuf>,
 }
 
 /// One spec's part of the report.
@@ -105,8 +104,8 @@ pub fn generate(plan: &Plan, progress: &dyn Fn(Event)) -> Result<(Files, Stats)>
         progress(Event::Skipped { spec: &r.spec.body.id, why: r.skipped.as_deref().unwrap_or_default() });
     }
     let runs = group_runs(plan, &reports);
-    let cache = Cache::new(plan.store.root(), &store_fingerprint(&plan.store), plan.cache);
-    let ctx = Ctx::new(plan.store.clone(), plan.philly_runtime_csv.clone());
+    let cache = Cache::new(&plan.store, plan.cache);
+    let ctx = Ctx::new(plan.store.clone());
     let mut stats = Stats::default();
     let total = runs.len();
     for (index, ((analysis, params), slots)) in runs.into_iter().enumerate() {
@@ -170,7 +169,7 @@ fn run_or_reuse(
     (analysis, params): (&str, &[(String, String)]),
     slots: &[Slot],
 ) -> Result<RunResult> {
-    let fig_keys: Vec<String> = slots.iter().map(|&(s, f)| Cache::fig_key(key, figure_source(plan, s, f))).collect();
+    let fig_keys: Vec<String> = slots.iter().map(|&(s, f)| cache.fig_key(key, figure_source(plan, s, f))).collect();
     if let Some(entry) = cache.get_run(key) {
         let figs: Option<Vec<Rendered>> = fig_keys.iter().map(|k| cache.get_fig(k)).collect();
         if let Some(figs) = figs {
@@ -269,21 +268,14 @@ fn notes(f: &FigureSpec) -> Vec<String> {
     n
 }
 
-/// Every ingest manifest of the store: the report's inputs section and its
-/// cache identity.
+/// Every ingest manifest of the store: the report's inputs section.
 fn manifests(store: &Store) -> Vec<(String, Value)> {
-    Trace::ALL
+    store
+        .manifests()
         .iter()
-        .filter(|t| store.has_trace(**t))
-        .filter_map(|t| {
-            let text = std::fs::read_to_string(store.root().join(t.name()).join("manifest.json")).ok()?;
-            Some((t.name().to_string(), serde_json::from_str(&text).ok()?))
-        })
+        .filter(|(t, _)| store.has_trace(*t))
+        .map(|(t, m)| (t.name().to_string(), serde_json::to_value(m).expect("a manifest serializes")))
         .collect()
-}
-
-fn store_fingerprint(store: &Store) -> String {
-    manifests(store).iter().map(|(t, m)| format!("{t}\n{m}\n")).collect()
 }
 
 fn assemble(plan: &Plan, reports: &[SpecReport]) -> Files {

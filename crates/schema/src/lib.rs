@@ -217,7 +217,7 @@ pub static REJECTS_COLUMNS: &[Column] = &[
         "1-based line of the record in its file (for JSON records, the line where the record starts).",
     ),
     col("column", ColType::Str, "", "Raw column (or JSON path) at fault; `*` when the whole record is at fault."),
-    col("raw_value", ColType::Str, "", "The offending raw text, cut to 200 characters."),
+    col("raw_value", ColType::Str, "", "The offending raw text, cut to 200 characters (then marked `...`)."),
     col("reason", ColType::Str, "", "What was expected."),
 ];
 
