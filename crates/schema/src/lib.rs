@@ -181,6 +181,7 @@ impl Table {
             (Some(Trace::Pai), "group_tag") => "pai_group_tags",
             (Some(Trace::Pai), "machine_spec") => "pai_machines",
             (Some(Trace::Pai), "machine_metric") => "pai_machine_metrics",
+            (Some(Trace::Pai), "philly_runtimes") => "pai_philly_runtimes",
             (Some(Trace::Pai), _) => "pai_rejects",
             (Some(Trace::Philly), "jobs") => "philly_jobs",
             (Some(Trace::Philly), "attempts") => "philly_attempts",

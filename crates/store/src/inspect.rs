@@ -88,22 +88,22 @@ fn holds_a_table(folder: &Path) -> bool {
     })
 }
 
-/// Every file a manifest lists exists at the size it lists. The SHA-256
-/// is not recomputed: that would read the whole store on every open.
+/// Every file a manifest lists exists at the size and with the tail (the
+/// Parquet footer) it lists. The whole file's SHA-256 is not recomputed:
+/// that would read the whole store on every open.
 fn check_files(folder: &Path, files: &[FileDigest]) -> Result<(), String> {
     for f in files {
         let path = folder.join(&f.file);
-        match std::fs::metadata(&path) {
-            Ok(m) if m.len() == f.bytes => {}
-            Ok(m) => {
-                return Err(format!(
-                    "{} has {} bytes where its manifest says {}: changed after ingest",
-                    path.display(),
-                    m.len(),
-                    f.bytes
-                ))
-            }
+        let size = match std::fs::metadata(&path) {
+            Ok(m) => m.len(),
             Err(_) => return Err(format!("{} is listed in its manifest but missing", path.display())),
+        };
+        if size != f.bytes {
+            let p = path.display();
+            return Err(format!("{p} has {size} bytes where its manifest says {}: changed after ingest", f.bytes));
+        }
+        if manifest::tail_sha256(&path).ok().as_deref() != Some(f.tail_sha256.as_str()) {
+            return Err(format!("{} differs from the file its manifest lists: changed after ingest", path.display()));
         }
     }
     Ok(())

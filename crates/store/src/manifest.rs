@@ -35,8 +35,33 @@ pub struct Digest256 {
 }
 
 /// A file the store published, as its manifest lists it (the name inside
-/// the manifest's folder) and as [`crate::Store::open`] checks it.
-pub type FileDigest = Digest256;
+/// the manifest's folder). [`crate::Store::open`] checks its size and the
+/// SHA-256 of its last [`TAIL`] bytes, which hold a Parquet file's footer
+/// (schema, row groups, statistics): cheap to read on every open, and
+/// different for different contents even where the size is the same (a
+/// table rewritten by another tracelab). The SHA-256 of the whole file is
+/// for `sha256sum`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    pub file: String,
+    pub bytes: u64,
+    pub sha256: String,
+    pub tail_sha256: String,
+}
+
+/// How many bytes at the end of a file [`FileDigest::tail_sha256`] covers.
+pub const TAIL: u64 = 64 << 10;
+
+/// The SHA-256 of the last [`TAIL`] bytes of `path`.
+pub(crate) fn tail_sha256(path: &Path) -> std::io::Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(TAIL)))?;
+    let mut tail = Vec::with_capacity(TAIL as usize);
+    f.read_to_end(&mut tail)?;
+    Ok(sha256_hex(&tail))
+}
 
 /// Record accounting of one table. A record is one input row (a CSV line, a
 /// JSON job); `rows` counts Parquet rows, which differ from records where

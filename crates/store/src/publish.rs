@@ -192,14 +192,16 @@ impl Publication<'_> {
     /// Flushes the files, withdraws the old manifest, renames the files
     /// into place; returns their digests in name order.
     fn move_into_place(&self, files: Vec<(Staged, Written)>, trace: Option<Trace>) -> Result<Vec<FileDigest>> {
+        let mut tails = Vec::new();
         for (staged, _) in &files {
             sync_file(&staged.path)?;
+            tails.push(manifest::tail_sha256(&staged.path).at(&staged.path)?);
         }
         withdraw(&self.writer.root, trace)?;
         let mut digests = Vec::new();
-        for (staged, written) in files {
+        for ((staged, written), tail_sha256) in files.into_iter().zip(tails) {
             fault::rename(&staged.path, &self.folder.join(&staged.file))?;
-            digests.push(FileDigest { file: staged.file, bytes: written.bytes, sha256: written.sha256 });
+            digests.push(FileDigest { file: staged.file, bytes: written.bytes, sha256: written.sha256, tail_sha256 });
         }
         digests.sort_by(|a, b| a.file.cmp(&b.file));
         Ok(digests)

@@ -66,6 +66,7 @@ fn a_published_store_opens_with_its_manifests_and_a_stable_fingerprint() {
         let bytes = std::fs::read(dir.path().join("helios").join(&f.file)).unwrap();
         assert_eq!(f.bytes, bytes.len() as u64);
         assert_eq!(f.sha256, manifest::sha256_hex(&bytes));
+        assert_eq!(f.tail_sha256, manifest::sha256_hex(&bytes[bytes.len().saturating_sub(64 << 10)..]));
     }
     assert_eq!(store.scan(&helios::JOBS).unwrap().collect().unwrap().height(), 1);
     assert!(store.scan(&pai::JOB).is_err());
@@ -91,6 +92,15 @@ fn tables_without_a_valid_manifest_are_refused_with_the_reason() {
     std::fs::write(root.join("helios/vc_gpus.parquet"), b"other bytes").unwrap();
     let err = open_err(root);
     assert!(err.contains("vc_gpus.parquet has 11 bytes where its manifest says"), "{err}");
+
+    // Same size, other bytes (an older tracelab rewrote the file).
+    publish(root, Trace::Helios, "a");
+    let path = root.join("helios/vc_gpus.parquet");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 10;
+    bytes[last] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    assert!(open_err(root).contains("vc_gpus.parquet differs from the file its manifest lists"));
 
     publish(root, Trace::Helios, "a");
     let path = root.join("helios/manifest.json");
