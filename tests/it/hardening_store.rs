@@ -57,6 +57,14 @@ fn real_dir(tmp: &Path) -> PathBuf {
     raw
 }
 
+/// The real trace directory ingested into `<tmp>/store`: (raw, store).
+fn ingested(tmp: &Path) -> (PathBuf, PathBuf) {
+    let raw = real_dir(tmp);
+    let store = tmp.join("store");
+    tracelab_ok(&["ingest", s(&raw), "--out", s(&store), "--quiet"]);
+    (raw, store)
+}
+
 fn add_helios_job(raw: &Path) {
     let log = raw.join("helios/Venus/cluster_log.csv");
     let mut f = std::fs::OpenOptions::new().append(true).open(log).unwrap();
@@ -116,9 +124,7 @@ fn still_running_after(child: &mut Child, wait: Duration) -> bool {
 #[test]
 fn readers_wait_for_an_ingest_and_an_ingest_for_readers() {
     let tmp = tempfile::tempdir().unwrap();
-    let raw = real_dir(tmp.path());
-    let store = tmp.path().join("store");
-    tracelab_ok(&["ingest", s(&raw), "--out", s(&store), "--quiet"]);
+    let (raw, store) = ingested(tmp.path());
 
     let writer = hold(&store, true);
     let mut query = spawn(&["query", "SELECT count(*) AS n FROM jobs", "--store", s(&store), "--format", "csv"], &[]);
@@ -147,9 +153,7 @@ fn readers_wait_for_an_ingest_and_an_ingest_for_readers() {
 #[test]
 fn killed_at_every_rename_a_store_is_never_read_half_published_and_the_next_ingest_repairs_it() {
     let tmp = tempfile::tempdir().unwrap();
-    let raw = real_dir(tmp.path());
-    let base = tmp.path().join("base");
-    tracelab_ok(&["ingest", s(&raw), "--out", s(&base), "--quiet"]);
+    let (raw, base) = ingested(tmp.path());
     add_helios_job(&raw);
     let mut crashes = 0;
     for n in 1.. {
@@ -191,9 +195,7 @@ fn killed_at_every_rename_a_store_is_never_read_half_published_and_the_next_inge
 #[test]
 fn a_stale_unified_table_is_rebuilt_and_a_half_published_trace_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let raw = real_dir(tmp.path());
-    let store = tmp.path().join("store");
-    tracelab_ok(&["ingest", s(&raw), "--out", s(&store), "--quiet"]);
+    let (raw, store) = ingested(tmp.path());
     let old_jobs = std::fs::read(store.join("jobs.parquet")).unwrap();
     let old_helios = std::fs::read(store.join("helios/jobs.parquet")).unwrap();
     add_helios_job(&raw);
@@ -221,9 +223,7 @@ fn a_stale_unified_table_is_rebuilt_and_a_half_published_trace_refused() {
 #[test]
 fn a_store_of_an_older_format_asks_for_a_re_ingest() {
     let tmp = tempfile::tempdir().unwrap();
-    let raw = real_dir(tmp.path());
-    let store = tmp.path().join("store");
-    tracelab_ok(&["ingest", s(&raw), "--out", s(&store), "--quiet"]);
+    let (raw, store) = ingested(tmp.path());
     let path = store.join("pai/manifest.json");
     let text = std::fs::read_to_string(&path).unwrap();
     std::fs::write(&path, text.replace("\"format_version\": 2", "\"format_version\": 1")).unwrap();

@@ -27,6 +27,7 @@ mod helios;
 mod lines;
 mod pai;
 mod philly;
+mod philly_log;
 mod prefetch;
 mod record;
 pub mod rejects;

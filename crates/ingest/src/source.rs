@@ -212,7 +212,7 @@ impl<R: Read> Hashing<R> {
     /// the whole file, and returns the hex digest.
     pub fn finish(mut self) -> io::Result<(u64, String)> {
         io::copy(&mut self, &mut io::sink())?;
-        Ok((self.bytes, hex(&self.hasher.finalize())))
+        Ok((self.bytes, tracelab_store::manifest::hex(&self.hasher.finalize())))
     }
 }
 
@@ -224,10 +224,6 @@ impl<R: Read> Read for Hashing<R> {
         (self.tick)(n as u64);
         Ok(n)
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// SHA-256 of a whole file.

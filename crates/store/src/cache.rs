@@ -44,7 +44,7 @@ pub fn key(kind: CacheKind, fingerprint: &str, parts: &[&str]) -> String {
         h.update((p.len() as u64).to_le_bytes());
         h.update(p.as_bytes());
     }
-    h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
+    crate::manifest::hex(&h.finalize()[..16])
 }
 
 /// One cache entry: a folder of named files.

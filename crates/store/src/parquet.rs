@@ -119,7 +119,7 @@ impl ParquetFile {
             let e = std::io::Error::other(format!("wrote {bytes} of {size} bytes"));
             return Err(Error::io(&self.path, e));
         }
-        Ok(Written { bytes, sha256: hasher.finalize().iter().map(|b| format!("{b:02x}")).collect() })
+        Ok(Written { bytes, sha256: crate::manifest::hex(&hasher.finalize()) })
     }
 }
 
@@ -137,7 +137,7 @@ mod tests {
         let written = file.finish().unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(written.bytes, bytes.len() as u64);
-        let want: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+        let want = crate::manifest::hex(&Sha256::digest(&bytes));
         assert_eq!(written.sha256, want);
         // Polars reads it back as it was.
         let back = ParquetReader::new(File::open(&path).unwrap()).finish().unwrap();
