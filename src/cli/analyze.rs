@@ -67,7 +67,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let analysis = analysis::find(id)?;
     let store = super::store::resolve(args.store.as_ref())?;
     super::progress::derived_frames();
-    let ctx = Ctx::new(store, philly_runtime_csv());
+    let ctx = Ctx::new(store);
     let out = analysis.run(&ctx, &params)?;
     if let Some(part) = &args.part {
         if out.part(part).is_none() {
@@ -136,10 +136,4 @@ fn list() -> Vec<Entry> {
             summary: a.summary.to_string(),
         })
         .collect()
-}
-
-/// `philly_runtime.csv` from the bundled samples, for the PAI vs Philly
-/// runtime comparison when the store has no Philly trace.
-pub(super) fn philly_runtime_csv() -> Option<PathBuf> {
-    super::ingest::bundled_samples().map(|d| d.join("philly/philly_runtime.csv")).filter(|p| p.is_file())
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use tracelab_ingest::{self as ingest, FileProgress, NoProgress, Plan, Progress, Report, TraceResult};
+use tracelab_ingest::{self as ingest, FileProgress, Limits, Plan, Progress, Report, TraceResult};
 use tracelab_present as present;
 use tracelab_schema::error::Error;
 
@@ -20,7 +20,9 @@ use tracelab_schema::error::Error;
 /// <STORE>/<trace>/rejects.parquet, and the unified cross-trace table to
 /// <STORE>/jobs.parquet. Unchanged inputs are not read again.
 ///
-/// Cost: about one pass over the input (streaming, bounded memory).
+/// Cost: about one pass over the input (streaming, bounded memory). The
+/// store is locked while ingest writes it: another ingest, or a command
+/// reading the store, waits for it (with a note) and then goes on.
 ///
 /// Examples:
 ///   tracelab ingest data-samples
@@ -43,6 +45,10 @@ pub struct Args {
     /// No progress bar and no summary; errors are still printed.
     #[arg(long, short)]
     quiet: bool,
+    /// The longest CSV line or Philly job accepted; a longer CSV line is
+    /// rejected without being held in memory, a longer job stops the ingest
+    #[arg(long, value_name = "BYTES", default_value_t = Limits::default().max_record_bytes)]
+    max_record_bytes: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -63,13 +69,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Byte bars on stderr when it is a terminal (and not `quiet`); also the
-/// progress of the ingest inside `report`.
+/// Byte bars on stderr when it is a terminal (and not `quiet`), else only
+/// the notes of a wait for the store's lock; also the progress of the
+/// ingest inside `report`.
 pub(super) fn progress(quiet: bool) -> Arc<dyn Progress> {
     if super::progress::enabled(quiet) {
         Arc::new(Bars::default())
     } else {
-        Arc::new(NoProgress)
+        Arc::new(super::store::Notes)
     }
 }
 
@@ -88,8 +95,12 @@ fn plan(args: &Args) -> anyhow::Result<Plan> {
         ))
         .into());
     }
+    if args.max_record_bytes < 1024 {
+        return Err(Error::Usage("--max-record-bytes: expected at least 1024 bytes".into()).into());
+    }
     let store = args.out.clone().unwrap_or_else(|| Plan::default_store(&dir));
-    Ok(Plan { dir, store, force: args.force })
+    let limits = Limits { max_record_bytes: args.max_record_bytes, ..Limits::default() };
+    Ok(Plan { dir, store, force: args.force, limits })
 }
 
 /// `./data-samples`, else the copy in the source tree tracelab was built from.
@@ -179,6 +190,10 @@ impl Progress for Bars {
         );
         bar.set_message(label.to_string());
         Box::new(Bar(bar))
+    }
+
+    fn waiting(&self, message: &str) {
+        let _ = self.bars.println(format!("note: {message}"));
     }
 }
 

@@ -49,6 +49,7 @@ pub enum Command {
 
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
+    arm_crash_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -76,6 +77,15 @@ pub fn main() -> i32 {
             eprintln!("error: {e:#}");
             exit_code(&e)
         }
+    }
+}
+
+/// The tests of atomic publication kill ingest at every rename:
+/// `TRACELAB_TEST_CRASH_AT_RENAME=<n>` aborts the process just before the
+/// n-th ([`tracelab_store::fault`]). Not for users.
+fn arm_crash_hook() {
+    if let Some(n) = std::env::var("TRACELAB_TEST_CRASH_AT_RENAME").ok().and_then(|v| v.parse().ok()) {
+        tracelab_store::fault::crash_before_rename(n);
     }
 }
 

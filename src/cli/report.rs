@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use tracelab_ingest::{self as ingest, Plan as IngestPlan};
+use tracelab_ingest::{Limits, Plan as IngestPlan};
 use tracelab_report::{self as report, Event, Formats, Plan, Spec};
 use tracelab_schema::error::Error;
 use tracelab_schema::Trace;
@@ -111,15 +111,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let formats = Formats { png: args.formats.contains(&FormatArg::Png), pdf: args.formats.contains(&FormatArg::Pdf) };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));
     let stamp = args.stamp.then(|| chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC").to_string());
-    let plan = Plan {
-        store,
-        specs,
-        only,
-        formats,
-        cache: !(args.no_cache || args.check),
-        stamp,
-        philly_runtime_csv: super::analyze::philly_runtime_csv(),
-    };
+    let plan = Plan { store, specs, only, formats, cache: !(args.no_cache || args.check), stamp };
     let quiet = args.quiet;
     let progress = move |e: Event| {
         if !quiet {
@@ -193,7 +185,7 @@ fn load_specs(paths: &[PathBuf]) -> anyhow::Result<Vec<Spec>> {
 /// --store is given.
 fn resolve_store(args: &Args) -> anyhow::Result<Store> {
     if let (None, Some(store)) = (&args.dir, &args.store) {
-        return Ok(Store::open(store)?);
+        return super::store::open(store);
     }
     let dir = match &args.dir {
         Some(d) => d.clone(),
@@ -208,16 +200,9 @@ fn resolve_store(args: &Args) -> anyhow::Result<Store> {
         ))
         .into());
     }
-    let plan =
-        IngestPlan { store: args.store.clone().unwrap_or_else(|| IngestPlan::default_store(&dir)), dir, force: false };
-    let result = ingest::run(&plan, super::ingest::progress(args.quiet))
-        .with_context(|| format!("ingest of {}", plan.dir.display()))?;
-    if !args.quiet {
-        for t in result.traces.iter().filter(|t| matches!(t, ingest::TraceResult::Ingested { .. })) {
-            eprintln!("note: ingested {} into {}", t.manifest().trace, plan.store.display());
-        }
-    }
-    Ok(Store::open(&plan.store)?)
+    let store = args.store.clone().unwrap_or_else(|| IngestPlan::default_store(&dir));
+    let plan = IngestPlan { store, dir, force: false, limits: Limits::default() };
+    super::store::ingest_then_open(&plan, args.quiet)
 }
 
 fn check(out: &std::path::Path, files: &report::Files) -> anyhow::Result<i32> {

@@ -1,29 +1,62 @@
-//! `--store` for the verbs that read a store (`tables`, `query`, `analyze`):
-//! the given store, or else the bundled `data-samples/` store, ingested
-//! first when it is missing or stale (ingest is a no-op when nothing
-//! changed), so every command works right after the README's set-up.
+//! Opening stores for the verbs: `--store` for the verbs that read one
+//! (`tables`, `query`, `analyze`, `report`): the given store, or else the
+//! bundled `data-samples/` store, ingested first when it is missing or
+//! stale (ingest is a no-op when nothing changed), so every command works
+//! right after the README's set-up. A store locked by an ingest is waited
+//! for, with a note on stderr saying so.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+use std::path::{Path, PathBuf};
 
-use tracelab_ingest::{self as ingest, NoProgress, Plan};
+use anyhow::Context;
+use tracelab_ingest::{self as ingest, FileProgress, Limits, Plan, Progress};
 use tracelab_schema::error::Error;
 use tracelab_store::Store;
 
 /// The store to read: `--store`, else the bundled samples' store.
 pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
     if let Some(path) = store {
-        return Ok(Store::open(path)?);
+        return open(path);
     }
     let dir = super::ingest::bundled_samples().ok_or_else(|| {
         Error::Usage(
             "no --store given and no data-samples/ here; pass --store <store> (see `tracelab ingest --help`)".into(),
         )
     })?;
-    let plan = Plan { store: Plan::default_store(&dir), dir, force: false };
-    let report = ingest::run(&plan, Arc::new(NoProgress))?;
-    if report.traces.iter().any(|t| matches!(t, ingest::TraceResult::Ingested { .. })) {
-        eprintln!("note: ingested {} into {}", plan.dir.display(), plan.store.display());
+    let plan = Plan { store: Plan::default_store(&dir), dir, force: false, limits: Limits::default() };
+    ingest_then_open(&plan, false)
+}
+
+/// Opens a store to read, waiting (with a note) while an ingest writes it.
+pub fn open(path: &Path) -> anyhow::Result<Store> {
+    Ok(Store::open_with(path, &note)?)
+}
+
+/// Ingests `plan` (a no-op when nothing changed), saying which traces were
+/// ingested unless `quiet`, then opens the store.
+pub fn ingest_then_open(plan: &Plan, quiet: bool) -> anyhow::Result<Store> {
+    let report = ingest::run(plan, super::ingest::progress(quiet))
+        .with_context(|| format!("ingest of {}", plan.dir.display()))?;
+    if !quiet {
+        for t in report.traces.iter().filter(|t| matches!(t, ingest::TraceResult::Ingested { .. })) {
+            eprintln!("note: ingested {} into {}", t.manifest().trace, plan.store.display());
+        }
     }
-    Ok(Store::open(&plan.store)?)
+    open(&plan.store)
+}
+
+pub(super) fn note(message: &str) {
+    eprintln!("note: {message}");
+}
+
+/// Ingest progress without bars: only why it waits.
+pub(super) struct Notes;
+
+impl Progress for Notes {
+    fn file(&self, _: &str, _: u64) -> Box<dyn FileProgress> {
+        Box::new(())
+    }
+
+    fn waiting(&self, message: &str) {
+        note(message);
+    }
 }

@@ -10,7 +10,7 @@ use crate::common::sample_store;
 
 #[test]
 fn every_declared_published_value_reaches_its_headline() {
-    let ctx = Ctx::new(Store::open(sample_store()).expect("sample store"), None);
+    let ctx = Ctx::new(Store::open(sample_store()).expect("sample store"));
     let mut attached = 0;
     for a in registry() {
         let out = a.run(&ctx, &[]).unwrap_or_else(|e| panic!("{}: {e}", a.id));

@@ -11,6 +11,7 @@ mod analyze_registry;
 mod analyze_seed;
 mod common;
 mod hardening_output;
+mod hardening_store;
 mod ingest;
 mod malformed;
 mod query;

@@ -3,7 +3,7 @@ and `expect.json` (exit code, error text, and the exact rejects, worked out by h
 
 Run: python3 tests/malformed/make_corpus.py (rewrites every case folder beside it).
 """
-import json, os, io, tarfile, zipfile, shutil
+import json, os, io, gzip, tarfile, zipfile, shutil
 root = os.path.dirname(os.path.abspath(__file__))
 for entry in os.listdir(root):
     if os.path.isdir(os.path.join(root, entry)):
@@ -96,13 +96,49 @@ case("pai-missing-instance-table", {k: v for k, v in pai().items() if "instance"
      "the instance table is absent", exit=1, error="pai_instance_table.csv: missing")
 def truncated_targz(name, text):
     buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as t:
+    with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0) as g, tarfile.open(fileobj=g, mode="w") as t:
         data = (text * 200).encode()
         info = tarfile.TarInfo(name); info.size = len(data)
         t.addfile(info, io.BytesIO(data))
     return buf.getvalue()[: len(buf.getvalue()) // 2]
 case("pai-corrupt-archive", {**{k: v for k, v in pai().items() if "job_table" not in k}, "pai_job_table.tar.gz": truncated_targz("pai_job_table.csv", "\n".join(JOB) + "\n")},
      "the job table's .tar.gz is cut short", exit=1, error="pai_job_table.tar.gz: corrupt or truncated archive")
+def tar_bytes(members):
+    """An uncompressed tar of (name, bytes) members, deterministic (mtime 0)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as t:
+        for name, data in members:
+            info = tarfile.TarInfo(name); info.size = len(data); info.mtime = 0
+            t.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+def gz(data):
+    return gzip.compress(data, mtime=0)
+no_job = {k: v for k, v in pai().items() if "job_table" not in k}
+case("pai-time-out-of-range", pai(job=JOB[:1] + ["j2,i2,u2,Failed,9300000000000.0,9250000000000.0"] + JOB[2:]),
+     "offsets beyond the microsecond timestamps (they saturated, and the end-before-start check passed)",
+     rejects=[rej("job", "pai_job_table.csv", 2, "start_time", "out of range")])
+case("pai-negative-plan-gpu", pai(task=TASK[:1] + ["j2,ps,1.0,Failed,150.0,400.0,400.0,10.0,-50.0,"] + TASK[2:]),
+     "a negative GPU request", rejects=[rej("task", "pai_task_table.csv", 2, "plan_gpu", "non-negative")])
+case("pai-key-with-separator", pai(task=["j1\x1fx,worker,2.0,Terminated,100.0,200.0,600.0,29.296875,50.0,T4",
+                                        "j1,x\x1fworker,1.0,Failed,150.0,400.0,400.0,10.0,,"]),
+     "two different (job, task) keys that joined with U+001F would be the same; both are kept")
+case("pai-empty-job-table", pai(job=[]) | {"pai_job_table.csv": ""},
+     "an empty job table is a failed download, as an empty Philly or Helios file is", exit=1,
+     error="pai_job_table.csv: empty file")
+case("pai-archive-duplicate-member", {**no_job, "pai_job_table.tar.gz": gz(tar_bytes(
+        [("pai_job_table.csv", ("\n".join(JOB[:2]) + "\n").encode()), ("pai_job_table.csv", (JOB[2] + "\n").encode())]))},
+     "the job table's archive holds the table twice (they were concatenated)", exit=1,
+     error="pai_job_table.tar.gz!pai_job_table.csv: second copy of pai_job_table.csv in the archive")
+case("pai-archive-header-not-utf8", {**no_job, "pai_job_table.tar.gz": gz(tar_bytes(
+        [("pai_job_table.header", b"job_name,inst_id,\xffuser,status,start_time,end_time\n"),
+         ("pai_job_table.csv", ("\n".join(JOB) + "\n").encode())]))},
+     "a .header that is not UTF-8 is named as such, not as a corrupt archive", exit=1,
+     error="pai_job_table.tar.gz!pai_job_table.header: not valid UTF-8")
+case("pai-archive-appended", {**no_job, "pai_job_table.tar.gz":
+        gz(tar_bytes([("pai_job_table.csv", ("\n".join(JOB) + "\n").encode())])) +
+        gz(tar_bytes([("pai_job_table.csv", b"j9,i9,u9,Failed,1.0,2.0\n")]))},
+     "a second tar archive after the first one's end (its rows would go unread)", exit=1,
+     error="pai_job_table.tar.gz: data after the end of the tar archive")
 case("pai-strict", pai(job=["j1,i1,u1,Done,100.0,200.0"] + JOB[1:]),
      "with --strict any reject exits 1 (the tables are still written)", exit=1, strict=True,
      rejects=[rej("job", "pai_job_table.csv", 1, "status", "unknown code")], error="--strict: 1 record(s) rejected")
@@ -123,6 +159,13 @@ bad = [json.loads(json.dumps(PJOBS[0])), PJOBS[1], PJOBS[2]]
 bad[0]["attempts"][0]["detail"][0]["gpus"] = ["gpu0", "gpuX"]
 case("philly-bad-gpu-name", philly(jobs=bad), "a GPU named gpuX",
      rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[0], "attempts[0].detail[0].gpus", "GPU name like gpu3")])
+bad = [PJOBS[0], PJOBS[1], PJOBS[0]]
+bad = [json.loads(json.dumps(PJOBS[0])), PJOBS[1], PJOBS[2]]
+bad[0]["attempts"][0]["detail"][0]["gpus"] = ["gpu0", "gpu-1"]
+case("philly-negative-gpu-index", philly(jobs=bad), "a GPU named gpu-1 (it became GPU index -1)",
+     rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[0], "attempts[0].detail[0].gpus", "GPU name like gpu3")])
+case("philly-negative-util", philly(gpu=GPU[:2] + ["2017-10-03 00:09:00 PDT,m29,-5.0,NA,NA,NA,NA,NA,NA,NA,"] + GPU[3:]),
+     "a negative GPU utilization", rejects=[rej("gpu_util", "cluster_gpu_util", 3, "gpu0_util", "non-negative")])
 bad = [PJOBS[0], PJOBS[1], PJOBS[0]]
 case("philly-duplicate-jobid", philly(jobs=bad), "jobid listed twice",
      rejects=[rej("jobs", "cluster_job_log", start_lines(bad)[2], "job_id", "duplicate key")])
@@ -158,6 +201,24 @@ case("helios-wrong-header", helios(log=["job_id,user,vc,gpus,state"] + HLOG[1:])
      exit=1, error="Venus/cluster_log.csv: unknown layout: expected the header")
 case("helios-empty-file", {**helios(), "Venus/cluster_log.csv": ""}, "an empty log file",
      exit=1, error="Venus/cluster_log.csv: empty file")
+case("helios-negative-queue", helios(log=HLOG[:2] + ["1425512,uVMrF,vchbv,4,16,1,FAILED,2020-06-09 18:41:27,2020-06-09 18:41:27,2020-06-09 18:45:36,249,-3"] + HLOG[3:]),
+     "a negative queue time", rejects=[rej("jobs", "Venus/cluster_log.csv", 3, "queue", "non-negative")])
+def zip_bytes(members, method=zipfile.ZIP_DEFLATED):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", method) as z:
+        for name, text in members:
+            with __import__("warnings").catch_warnings():
+                __import__("warnings").simplefilter("ignore")
+                z.writestr(zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0)), text, compress_type=method)
+    return buf.getvalue()
+log = "\n".join(HLOG) + "\n"
+case("helios-zip-duplicate-path", {"data.zip": zip_bytes([("data/Venus/cluster_log.csv", "\n".join(HLOG[:2]) + "\n"),
+                                                         ("data/Venus/cluster_log.csv", log)])},
+     "a data.zip holding one path twice (only the later copy was read)", exit=1,
+     error="data.zip: holds two members with the same path")
+case("helios-zip-bzip2", {"data.zip": zip_bytes([("data/Venus/cluster_log.csv", log)], zipfile.ZIP_BZIP2)},
+     "a data.zip compressed with bzip2, which tracelab does not read (it was reported as corrupt)", exit=1,
+     error="data.zip!data/Venus/cluster_log.csv: uses a zip feature or compression tracelab cannot read")
 case("helios-corrupt-zip", {"data.zip": "PK-not-really"}, "a data.zip that is not a zip",
      exit=1, error="data.zip: corrupt zip archive")
 

@@ -34,22 +34,18 @@ pub use pai::derived::on_progress as on_pai_derived_progress;
 pub use params::{Args, Kind, ParamSpec};
 pub use registry::{find, registry};
 
-use std::path::PathBuf;
-
 use tracelab_store::Store;
 
-/// What an analysis may read.
+/// What an analysis may read: the store (reference inputs such as the
+/// PAI authors' Philly runtimes are tables of it).
 pub struct Ctx {
     pub store: Store,
-    /// `philly_runtime.csv` (the PAI analysis folder's Philly runtimes), used
-    /// when the store holds no Philly trace; found in `data-samples/`.
-    pub philly_runtime_csv: Option<PathBuf>,
     /// Intermediates shared by the analyses run with this context.
     pub shared: shared::Shared,
 }
 
 impl Ctx {
-    pub fn new(store: Store, philly_runtime_csv: Option<PathBuf>) -> Ctx {
-        Ctx { store, philly_runtime_csv, shared: shared::Shared::default() }
+    pub fn new(store: Store) -> Ctx {
+        Ctx { store, shared: shared::Shared::default() }
     }
 }

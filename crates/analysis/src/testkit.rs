@@ -2,7 +2,8 @@
 //! few columns a test needs (timestamps as whole seconds since the epoch);
 //! the rest of the canonical columns are filled with nulls and every column
 //! is cast to its canonical type, so the analysis reads exactly what ingest
-//! would have written.
+//! would have written. The tables are published through the store, with a
+//! manifest per trace, as ingest publishes them.
 
 use polars::prelude::*;
 use tempfile::TempDir;
@@ -10,8 +11,10 @@ use tempfile::TempDir;
 use crate::declare::{Analysis, Analyze};
 use crate::output::Output;
 use crate::Ctx;
-use tracelab_schema::{ColType, Table};
-use tracelab_store::parquet::dtype;
+use tracelab_schema::{ColType, Table, Trace};
+use tracelab_store::manifest::{Counts, Manifest, TableReport};
+use tracelab_store::parquet::{dtype, ParquetFile};
+use tracelab_store::publish::StoreWriter;
 use tracelab_store::Store;
 
 /// A store in a temporary folder, deleted on drop.
@@ -23,18 +26,50 @@ pub struct TinyStore {
 /// Writes `tables` (partial frames) as a store.
 pub fn store(tables: Vec<(&'static Table, DataFrame)>) -> TinyStore {
     let dir = tempfile::tempdir().expect("tempdir");
-    for (table, df) in tables {
-        let path = match table.trace {
-            Some(t) => dir.path().join(t.name()).join(table.file_name()),
-            None => dir.path().join(table.file_name()),
-        };
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let mut full = canonical(table, &df);
-        let file = std::fs::File::create(&path).unwrap();
-        ParquetWriter::new(file).finish(&mut full).unwrap();
-    }
+    publish(dir.path(), &tables, "");
     let store = Store::open(dir.path()).expect("tiny store");
-    TinyStore { _dir: dir, ctx: Ctx::new(store, None) }
+    TinyStore { _dir: dir, ctx: Ctx::new(store) }
+}
+
+/// Publishes `tables` into the store at `root`, one publication per trace
+/// (and one for the unified table), each manifest noting `note` (so that
+/// the same tables with another note are other store content).
+pub fn publish(root: &std::path::Path, tables: &[(&'static Table, DataFrame)], note: &str) {
+    let mut writer = StoreWriter::open(root, &|_| {}).expect("tiny store writer");
+    writer.exclusive(&|_| {}).expect("tiny store lock");
+    for trace in Trace::ALL.iter().copied().map(Some).chain([None]) {
+        let mine: Vec<_> = tables.iter().filter(|(t, _)| t.trace == trace).collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let publication = match trace {
+            Some(t) => writer.begin(t),
+            None => writer.begin_unified(),
+        }
+        .expect("begin");
+        let mut files = Vec::new();
+        let mut reports = Vec::new();
+        for (table, df) in mine {
+            let staged = publication.stage(table);
+            let full = canonical(table, df);
+            let mut file = ParquetFile::create(&staged.path, full.schema()).expect("create");
+            file.write(&full).expect("write");
+            files.push((staged, file.finish().expect("finish")));
+            let n = full.height() as u64;
+            let counts = Counts { records_in: n, written: n, rejected: 0, rows: n };
+            reports.push(TableReport { table: table.name.into(), source: "testkit".into(), counts });
+        }
+        match trace {
+            Some(t) => {
+                let manifest = Manifest::new(t, vec![], reports, 0, vec![note.to_string()]);
+                publication.commit_trace(manifest, files).expect("commit");
+            }
+            None => {
+                let file = files.pop().expect("the unified table");
+                publication.commit_unified(vec![], file).expect("commit");
+            }
+        }
+    }
 }
 
 /// Runs `analysis` over `t` with the (name, value) parameters, as the

@@ -6,10 +6,11 @@
 use std::io::Read;
 use std::ops::Range;
 
-use super::lines::{split_fields, LineReader};
+use super::lines::{split_fields, Line, LineReader};
 use super::record::{Fault, Record};
 use super::sink::Value;
 use super::table::TableIngest;
+use super::Limits;
 use tracelab_schema::error::{Error, IoContext, Result};
 
 /// After this many leading records of the wrong width and none of the right
@@ -35,13 +36,24 @@ pub struct Layout<'a> {
 pub struct CsvFile<R> {
     lines: LineReader<R>,
     label: String,
+    max_line: usize,
+}
+
+/// The one rule for empty inputs, whatever the trace: a file without a
+/// single line (header or record) is a failed download or extraction, not
+/// an empty table, and stops the ingest. A header without records is an
+/// empty table.
+fn empty_file(label: &str, expected: &str) -> Error {
+    Error::input(label, format!("empty file; expected {expected} (an empty download or extraction?)"))
 }
 
 impl<R: Read> CsvFile<R> {
     /// `label` names the file in errors and rejects (`dir/file` or
-    /// `archive!member`).
-    pub fn new(reader: R, label: impl Into<String>) -> Self {
-        CsvFile { lines: LineReader::new(reader), label: label.into() }
+    /// `archive!member`); lines longer than `limits.max_record_bytes` are
+    /// rejected.
+    pub fn new(reader: R, label: impl Into<String>, limits: Limits) -> Self {
+        let max_line = limits.max_record_bytes;
+        CsvFile { lines: LineReader::new(reader, max_line), label: label.into(), max_line }
     }
 
     pub fn label(&self) -> &str {
@@ -51,8 +63,13 @@ impl<R: Read> CsvFile<R> {
     /// Reads the header line; an empty file is an error.
     pub fn read_header(&mut self) -> Result<String> {
         let label = self.label.clone();
+        let max = self.max_line;
         match self.lines.next_line().at(&label)? {
-            None => Err(Error::input(label, "empty file; expected a header line")),
+            None => Err(empty_file(&label, "a header line")),
+            Some(line) if line.overlong.is_some() => Err(Error::input(
+                label,
+                format!("header line longer than {max} bytes (--max-record-bytes); expected the column names"),
+            )),
             Some(line) => Ok(String::from_utf8_lossy(strip_bom(line.bytes)).into_owned()),
         }
     }
@@ -80,7 +97,13 @@ impl<R: Read> CsvFile<R> {
         let mut probe = LayoutProbe::default();
         let header = layout.names.join(",");
         let label = self.label.clone();
+        let max_line = self.max_line;
         while let Some(line) = self.lines.next_line().at(&label)? {
+            if let Some(fault) = overlong(&line, max_line) {
+                out.counts.records_in += 1;
+                out.reject(&label, line.no, fault)?;
+                continue;
+            }
             let (no, terminated) = (line.no, line.terminated);
             let bytes = if no == 1 { strip_bom(line.bytes) } else { line.bytes };
             let Ok(text) = std::str::from_utf8(bytes) else {
@@ -116,8 +139,30 @@ impl<R: Read> CsvFile<R> {
                 Err(fault) => out.reject(&label, no, fault)?,
             }
         }
+        if self.lines.lines_read() == 0 {
+            return Err(empty_file(&label, "records"));
+        }
         probe.at_end(layout, &label)
     }
+}
+
+/// The reject of a line over the cap, quoting its start.
+fn overlong(line: &Line<'_>, max: usize) -> Option<Fault> {
+    let len = line.overlong?;
+    let start = String::from_utf8_lossy(line.bytes);
+    let reason = format!("line of {len} bytes, longer than the limit of {max} bytes (--max-record-bytes)");
+    Some(Fault::record(&start, reason))
+}
+
+/// Reads a small metadata input (a `.header` file) whole: at most
+/// `max_bytes`, valid UTF-8.
+pub fn read_meta(reader: &mut dyn Read, label: &str, max_bytes: usize) -> Result<String> {
+    let mut bytes = Vec::new();
+    reader.take(max_bytes as u64 + 1).read_to_end(&mut bytes).at(label)?;
+    if bytes.len() > max_bytes {
+        return Err(Error::input(label, format!("larger than {max_bytes} bytes; expected one header line")));
+    }
+    String::from_utf8(bytes).map_err(|_| Error::input(label, "not valid UTF-8; expected a header line of column names"))
 }
 
 /// Returns the number of fields to parse, or the width fault.
@@ -188,7 +233,8 @@ fn strip_bom(b: &[u8]) -> &[u8] {
     b.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(b)
 }
 
-fn short(s: &str) -> String {
+/// `s` cut to 120 characters for an error message.
+pub fn short(s: &str) -> String {
     if s.chars().count() > 120 {
         format!("{}...", s.chars().take(120).collect::<String>())
     } else {

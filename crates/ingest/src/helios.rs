@@ -3,23 +3,19 @@
 //! Uranus and Venus, plain or inside `data.zip`, into one jobs table (with a
 //! `cluster` column) and one long VC-capacity table.
 
-use std::path::Path;
-use std::sync::Arc;
-
-use super::csv::{CsvFile, Layout};
+use super::csv::{short, CsvFile, Layout};
 use super::record::{Fault, Record};
 use super::run::{TraceOutcome, TraceRun};
 use super::sink::Value;
 use super::source::{helios_member, Member, Packing, TraceInputs};
 use super::table::TableIngest;
 use super::time::{helios_time, parse_date};
-use super::Progress;
+use super::Limits;
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::raw::helios::{self as raw, STATES};
-use tracelab_schema::Trace;
 
-pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceOutcome> {
-    let run = TraceRun::start(Trace::Helios, dir, progress)?;
+pub fn ingest(inputs: &TraceInputs, run: TraceRun<'_>) -> Result<TraceOutcome> {
+    let limits = run.limits;
     let mut jobs = run.open("jobs")?;
     let mut vcs = run.open("vc_gpus")?;
     let plain = plain_members(inputs);
@@ -41,9 +37,9 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
             }
             seen.push((what, member.label.clone()));
             if kind == raw::CLUSTER_LOG.file {
-                read_log(cluster, member, &mut jobs)
+                read_log(cluster, member, &mut jobs, limits)
             } else {
-                read_gpu_number(cluster, member, &mut vcs)
+                read_gpu_number(cluster, member, &mut vcs, limits)
             }
         })?;
     }
@@ -79,8 +75,8 @@ fn sources(seen: &[(String, String)], file: &str) -> Option<String> {
     (!labels.is_empty()).then(|| labels.join(", "))
 }
 
-fn read_log(cluster: &'static str, member: Member<'_>, jobs: &mut TableIngest) -> Result<()> {
-    let mut csv = CsvFile::new(member.reader, member.label);
+fn read_log(cluster: &'static str, member: Member<'_>, jobs: &mut TableIngest, limits: Limits) -> Result<()> {
+    let mut csv = CsvFile::new(member.reader, member.label, limits);
     csv.expect_header(&raw::CLUSTER_LOG.header_line())?;
     let layout = Layout { names: raw::CLUSTER_LOG.columns, trailing_empty: false, optional_header: false };
     csv.records(&layout, jobs, |r, out| job(cluster, r, out))
@@ -112,19 +108,20 @@ fn job<'a>(cluster: &'static str, r: &Record<'a>, out: &mut Vec<Value<'a>>) -> R
     out.extend([Value::Str(cluster), Value::I64(r.int_req(0)?), r.text_req(1)?, r.text_req(2)?]);
     out.extend([Value::I64(count(r, 3)?), Value::I64(count(r, 4)?), Value::I64(count(r, 5)?)]);
     out.extend([r.one_of(6, STATES)?, Value::Ts(submit), Value::opt_ts(start), Value::opt_ts(end)]);
-    out.extend([Value::opt_f64(r.f64_opt(10, &[])?), Value::opt_f64(r.f64_opt(11, &[])?)]);
+    // Raw duration and queue (s): a negative one is a corrupt record.
+    out.extend([Value::opt_f64(r.non_negative_opt(10, &[])?), Value::opt_f64(r.non_negative_opt(11, &[])?)]);
     Ok(())
 }
 
 /// `date,<vc>...,total`: one long row per VC; `total` must equal their sum.
-fn read_gpu_number(cluster: &'static str, member: Member<'_>, vcs: &mut TableIngest) -> Result<()> {
-    let mut csv = CsvFile::new(member.reader, member.label);
+fn read_gpu_number(cluster: &'static str, member: Member<'_>, vcs: &mut TableIngest, limits: Limits) -> Result<()> {
+    let mut csv = CsvFile::new(member.reader, member.label, limits);
     let header = csv.read_header()?;
     let names: Vec<&str> = header.split(',').collect();
     if names.len() < 3 || names[0] != raw::GPU_NUMBER_FIRST || names[names.len() - 1] != raw::GPU_NUMBER_LAST {
         return Err(Error::input(
             csv.label(),
-            format!("unknown layout: expected a header `date,<vc>...,total`, found `{header}`"),
+            format!("unknown layout: expected a header `date,<vc>...,total`, found `{}`", short(&header)),
         ));
     }
     let layout = Layout { names: &names, trailing_empty: false, optional_header: false };

@@ -4,9 +4,20 @@
 //! unchanged since the last ingest (same names, sizes and SHA-256), otherwise
 //! parse every record into the canonical tables of [`tracelab_schema`], reject
 //! what does not fit (with file, line, column and reason), and publish the
-//! tables atomically: written under partial names, renamed into place, then
-//! the manifest. Finally the unified cross-trace `jobs` table is rebuilt
-//! from every trace in the store.
+//! tables as one unit through the store ([`tracelab_store::publish`]).
+//! Finally the unified cross-trace `jobs` table is rebuilt from every trace
+//! in the store, whenever it was not built from exactly their manifests.
+//!
+//! The store is looked at under its shared lock, so that a no-op ingest
+//! (every `tracelab query` on the bundled samples runs one) never waits for
+//! readers; the lock is taken exclusively only when there is work, and the
+//! store is looked at again then.
+//!
+//! Input is hostile until checked: records longer than
+//! [`Limits::max_record_bytes`] are rejected without being held in memory,
+//! `.header` files and archive metadata (tar long names, PAX headers) are
+//! refused beyond [`Limits::max_meta_bytes`], and every text kept in the
+//! rejects is cut short.
 //!
 //! This module reads files and writes the store; it never prints. The CLI
 //! renders the [`Report`] it returns.
@@ -16,6 +27,7 @@ mod helios;
 mod lines;
 mod pai;
 mod philly;
+mod philly_log;
 mod prefetch;
 mod record;
 pub mod rejects;
@@ -35,9 +47,10 @@ pub use tracelab_store::manifest::{Counts, Manifest, TableReport};
 use run::TraceOutcome;
 use source::stat_fingerprint;
 use source::{discover, sha256_file, TraceInputs};
-use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Trace;
-use tracelab_store::manifest::{invalidate, load_stat, store_stat, Digest256};
+use tracelab_store::manifest::Digest256;
+use tracelab_store::publish::StoreWriter;
 
 /// Receives progress as input bytes are read. The CLI draws bars; the
 /// library and tests use [`NoProgress`]. Files can be read concurrently.
@@ -45,6 +58,12 @@ pub trait Progress: Send + Sync {
     /// A file of `bytes` bytes is about to be read; the returned handle is
     /// told how far reading got and dropped when the file is done.
     fn file(&self, label: &str, bytes: u64) -> Box<dyn FileProgress>;
+
+    /// The store is locked by another process and ingest waits for it;
+    /// `message` says which and why.
+    fn waiting(&self, message: &str) {
+        let _ = message;
+    }
 }
 
 /// The progress of one file.
@@ -74,6 +93,26 @@ pub struct Plan {
     pub store: PathBuf,
     /// Re-ingest even when the inputs are unchanged.
     pub force: bool,
+    pub limits: Limits,
+}
+
+/// Bounds on what one record or one piece of metadata may cost, so that a
+/// small hostile archive cannot take gigabytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest CSV line or Philly job-log job; longer records are
+    /// rejected (CSV) or stop the ingest (a job log cannot be resumed).
+    pub max_record_bytes: usize,
+    /// The largest `.header` file, tar long name or PAX header.
+    pub max_meta_bytes: usize,
+}
+
+impl Default for Limits {
+    /// 1 MiB records (the longest line of the real traces is under 1 KiB),
+    /// 64 KiB metadata.
+    fn default() -> Limits {
+        Limits { max_record_bytes: 1 << 20, max_meta_bytes: 64 << 10 }
+    }
 }
 
 impl Plan {
@@ -126,34 +165,63 @@ pub fn run(plan: &Plan, progress: Arc<dyn Progress>) -> Result<Report> {
              or Helios <Cluster>/cluster_log.csv or data.zip",
         ));
     }
-    std::fs::create_dir_all(&plan.store).at(&plan.store)?;
+    let wait = |message: &str| progress.waiting(message);
+    let mut writer = StoreWriter::open(&plan.store, &wait)?;
+    if !plan.force {
+        if let Some(traces) = all_unchanged(&writer, &found.traces)? {
+            if writer.unified_is_current() {
+                return Ok(Report { store: plan.store.clone(), traces, ignored: found.ignored, unified: None });
+            }
+        }
+    }
+    writer.exclusive(&wait)?;
     let mut traces = Vec::new();
     for inputs in &found.traces {
-        traces.push(ingest_trace(plan, inputs, Arc::clone(&progress))?);
+        traces.push(ingest_trace(&writer, plan, inputs, Arc::clone(&progress))?);
     }
-    let changed = traces.iter().any(|t| matches!(t, TraceResult::Ingested { .. }));
-    let unified = if changed || !unified::exists(&plan.store) { Some(unified::rebuild(&plan.store)?) } else { None };
+    let unified = if writer.unified_is_current() { None } else { Some(unified::rebuild(&writer)?) };
     Ok(Report { store: plan.store.clone(), traces, ignored: found.ignored, unified })
 }
 
-fn ingest_trace(plan: &Plan, inputs: &TraceInputs, progress: Arc<dyn Progress>) -> Result<TraceResult> {
-    let dir = plan.store.join(inputs.trace.name());
+/// Every trace's manifest when none has changed.
+fn all_unchanged(writer: &StoreWriter, traces: &[TraceInputs]) -> Result<Option<Vec<TraceResult>>> {
+    let mut out = Vec::new();
+    for inputs in traces {
+        match unchanged(writer, inputs)? {
+            Some(manifest) => out.push(TraceResult::Unchanged { manifest }),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+fn ingest_trace(
+    writer: &StoreWriter,
+    plan: &Plan,
+    inputs: &TraceInputs,
+    progress: Arc<dyn Progress>,
+) -> Result<TraceResult> {
     if !plan.force {
-        if let Some(manifest) = unchanged(&dir, inputs)? {
+        if let Some(manifest) = unchanged(writer, inputs)? {
             return Ok(TraceResult::Unchanged { manifest });
         }
     }
     let (markers, files): (Vec<_>, Vec<_>) = inputs.files.iter().cloned().partition(source::is_marker);
     let data = TraceInputs { trace: inputs.trace, files };
+    let publication = writer.begin(inputs.trace)?;
+    let run = run::TraceRun::start(inputs.trace, &publication, progress, plan.limits);
     let mut outcome = match inputs.trace {
-        Trace::Pai => pai::ingest(&data, &dir, progress)?,
-        Trace::Philly => philly::ingest(&data, &dir, progress)?,
-        Trace::Helios => helios::ingest(&data, &dir, progress)?,
+        Trace::Pai => pai::ingest(&data, run)?,
+        Trace::Philly => philly::ingest(&data, run)?,
+        Trace::Helios => helios::ingest(&data, run)?,
     };
     record_markers(&mut outcome, &markers)?;
     let reject_samples = outcome.reject_samples.clone();
-    let manifest = commit(outcome)?;
-    store_stat(&dir, &stat_fingerprint(&inputs.files)?)?;
+    let TraceOutcome { trace, tables, inputs: digests, finished, rejects_total, notes, .. } = outcome;
+    let manifest = Manifest::new(trace, digests, tables, rejects_total, notes);
+    let files = finished.into_iter().map(|(staged, f)| (staged, f.written)).collect();
+    let manifest = publication.commit_trace(manifest, files)?;
+    writer.store_stat(trace, &stat_fingerprint(&inputs.files)?)?;
     Ok(TraceResult::Ingested { manifest, reject_samples })
 }
 
@@ -170,17 +238,17 @@ fn record_markers(outcome: &mut TraceOutcome, markers: &[source::InputFile]) -> 
     Ok(())
 }
 
-/// The manifest of `dir` if it was made from exactly these inputs: first by
-/// size and modification time, else by SHA-256.
-fn unchanged(dir: &Path, inputs: &TraceInputs) -> Result<Option<Manifest>> {
-    let Some(manifest) = Manifest::load(dir) else { return Ok(None) };
+/// The published manifest of the trace if it was made from exactly these
+/// inputs: first by size and modification time, else by SHA-256.
+fn unchanged(writer: &StoreWriter, inputs: &TraceInputs) -> Result<Option<Manifest>> {
+    let Some(manifest) = writer.manifest(inputs.trace) else { return Ok(None) };
     let mut files: Vec<_> = inputs.files.iter().collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     if !manifest.current_for(files.iter().map(|f| (f.rel.as_str(), f.bytes))) {
         return Ok(None);
     }
     let stat = stat_fingerprint(&inputs.files)?;
-    if load_stat(dir).as_deref() == Some(&stat[..]) {
+    if writer.stat(inputs.trace).as_deref() == Some(&stat[..]) {
         return Ok(Some(manifest));
     }
     for (file, digest) in files.iter().zip(&manifest.inputs) {
@@ -188,19 +256,6 @@ fn unchanged(dir: &Path, inputs: &TraceInputs) -> Result<Option<Manifest>> {
             return Ok(None);
         }
     }
-    store_stat(dir, &stat)?;
+    writer.store_stat(inputs.trace, &stat)?;
     Ok(Some(manifest))
-}
-
-/// Publishes a finished trace: the old manifest goes first (so a crash in
-/// between leaves a folder no one trusts), then the tables are renamed into
-/// place, then the new manifest is written.
-fn commit(outcome: TraceOutcome) -> Result<Manifest> {
-    invalidate(&outcome.dir)?;
-    for f in &outcome.finished {
-        std::fs::rename(&f.partial, &f.path).at(&f.path)?;
-    }
-    let manifest = Manifest::new(outcome.trace, outcome.inputs, outcome.tables, outcome.rejects_total, outcome.notes);
-    manifest.store(&outcome.dir)?;
-    Ok(manifest)
 }

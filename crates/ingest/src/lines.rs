@@ -5,6 +5,10 @@
 //! comma; a quote character is kept as a literal. Lines are numbered from 1
 //! as a text editor shows them, header included, so a reject's `line` can be
 //! opened directly. `\r\n` endings are accepted.
+//!
+//! A line longer than the reader's cap is not held in memory: its first
+//! bytes are kept for the reject and the rest is read and dropped, so a
+//! 1 GiB line costs the cap, not a gigabyte.
 
 use std::io::{self, Read};
 use std::ops::Range;
@@ -18,6 +22,10 @@ pub struct LineReader<R> {
     end: usize,
     eof: bool,
     line_no: u64,
+    /// The longest line handed out whole.
+    max: usize,
+    /// The start of the last overlong line.
+    prefix: Vec<u8>,
 }
 
 /// One line of input, without its line terminator.
@@ -28,13 +36,34 @@ pub struct Line<'a> {
     /// False for a last line that does not end in a newline, the sign of a
     /// truncated file.
     pub terminated: bool,
+    /// For a line longer than the cap, its length; `bytes` then holds only
+    /// its first [`PREFIX`] bytes.
+    pub overlong: Option<u64>,
 }
 
 const CHUNK: usize = 1 << 20;
+/// Bytes of an overlong line kept for its reject.
+pub const PREFIX: usize = 256;
 
 impl<R: Read> LineReader<R> {
-    pub fn new(inner: R) -> Self {
-        LineReader { inner, buf: vec![0; CHUNK], start: 0, end: 0, eof: false, line_no: 0 }
+    /// Reads lines of at most `max` bytes whole (longer ones are cut).
+    pub fn new(inner: R, max: usize) -> Self {
+        let start_size = CHUNK.min(max.saturating_add(1)).max(PREFIX);
+        LineReader {
+            inner,
+            buf: vec![0; start_size],
+            start: 0,
+            end: 0,
+            eof: false,
+            line_no: 0,
+            max,
+            prefix: Vec::new(),
+        }
+    }
+
+    /// How many lines were handed out.
+    pub fn lines_read(&self) -> u64 {
+        self.line_no
     }
 
     /// The next line, or `None` at end of input.
@@ -42,8 +71,15 @@ impl<R: Read> LineReader<R> {
         loop {
             if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
                 let from = self.start;
+                if pos > self.max {
+                    self.start += pos + 1;
+                    return Ok(Some(self.overlong(from, pos as u64, true)));
+                }
                 self.start += pos + 1;
                 return Ok(Some(self.line(from, from + pos, true)));
+            }
+            if self.end - self.start > self.max {
+                return self.skip_overlong().map(Some);
             }
             if self.eof {
                 if self.start == self.end {
@@ -62,7 +98,45 @@ impl<R: Read> LineReader<R> {
             to -= 1;
         }
         self.line_no += 1;
-        Line { no: self.line_no, bytes: &self.buf[from..to], terminated }
+        Line { no: self.line_no, bytes: &self.buf[from..to], terminated, overlong: None }
+    }
+
+    /// An overlong line starting at `buf[from]`, `len` bytes long, already
+    /// consumed: its first bytes are kept.
+    fn overlong(&mut self, from: usize, len: u64, terminated: bool) -> Line<'_> {
+        let keep = (len as usize).min(PREFIX).min(self.end - from);
+        self.prefix.clear();
+        self.prefix.extend_from_slice(&self.buf[from..from + keep]);
+        self.line_no += 1;
+        Line { no: self.line_no, bytes: &self.prefix, terminated, overlong: Some(len) }
+    }
+
+    /// Reads past the rest of a line longer than the buffer may hold,
+    /// keeping only its first [`PREFIX`] bytes.
+    fn skip_overlong(&mut self) -> io::Result<Line<'_>> {
+        self.prefix.clear();
+        let mut len = 0u64;
+        let terminated = loop {
+            if self.start == self.end {
+                if self.eof {
+                    break false;
+                }
+                self.fill()?;
+                continue;
+            }
+            let chunk = &self.buf[self.start..self.end];
+            let newline = memchr::memchr(b'\n', chunk);
+            let take = newline.unwrap_or(chunk.len());
+            let room = PREFIX - self.prefix.len();
+            self.prefix.extend_from_slice(&chunk[..take.min(room)]);
+            len += take as u64;
+            self.start += take + usize::from(newline.is_some());
+            if newline.is_some() {
+                break true;
+            }
+        };
+        self.line_no += 1;
+        Ok(Line { no: self.line_no, bytes: &self.prefix, terminated, overlong: Some(len) })
     }
 
     /// Moves the partial line to the front and reads more behind it.
@@ -107,7 +181,7 @@ mod tests {
     use super::*;
 
     fn lines(input: &[u8]) -> Vec<(u64, String, bool)> {
-        let mut r = LineReader::new(input);
+        let mut r = LineReader::new(input, usize::MAX / 2);
         let mut out = Vec::new();
         while let Some(l) = r.next_line().unwrap() {
             out.push((l.no, String::from_utf8(l.bytes.to_vec()).unwrap(), l.terminated));
@@ -133,6 +207,31 @@ mod tests {
         assert_eq!(got.len(), 2);
         assert_eq!(got[0].1.len(), long.len());
         assert_eq!(got[1].1, "short");
+    }
+
+    /// Lines of 10 bytes at most: an 11-byte line inside the buffer, and a
+    /// 3 MiB one across many refills, come out cut to their first bytes with
+    /// their true length; the buffer never grows past the cap.
+    #[test]
+    fn lines_over_the_cap_are_cut_and_measured_without_being_held() {
+        let huge = "y".repeat(3 * CHUNK);
+        let input = format!("short\n{}\n{huge}\nok\n{huge}", "x".repeat(11));
+        let mut r = LineReader::new(input.as_bytes(), 10);
+        let mut got = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            got.push((l.no, l.bytes.len(), l.overlong, l.terminated));
+        }
+        assert_eq!(
+            got,
+            vec![
+                (1, 5, None, true),
+                (2, 11.min(PREFIX), Some(11), true),
+                (3, PREFIX, Some(3 * CHUNK as u64), true),
+                (4, 2, None, true),
+                (5, PREFIX, Some(3 * CHUNK as u64), false),
+            ]
+        );
+        assert!(r.buf.len() <= PREFIX.max(16), "buffer grew to {}", r.buf.len());
     }
 
     #[test]

@@ -3,20 +3,23 @@
 //! are present, into the canonical tables of `schema::pai`.
 //!
 //! Row rules beyond types: statuses and GPU types must be known codes, whole
-//! numbers must be whole, times are offset seconds (0 or empty = null), and a
-//! record whose end time precedes its start time is rejected.
+//! numbers must be whole, requests, capacities, usage and metrics must not
+//! be negative, times are offset seconds (0 or empty = null) below
+//! 9.2e12 s (the microsecond timestamps' range), and a record whose end
+//! time precedes its start time is rejected.
+//!
+//! `philly_runtime.csv` (the Philly runtimes of the PAI authors' analysis
+//! folder) is a reference input of this trace: when it is in the directory
+//! it becomes the table `philly_runtimes`, checked like the rest.
 
-use super::csv::{CsvFile, Layout, Parse};
+use super::csv::{read_meta, short, CsvFile, Layout, Parse};
 use super::record::{Fault, Record};
 use super::run::{in_parallel, TraceOutcome, TraceRun};
 use super::sink::Value;
 use super::source::{InputFile, Member, TraceInputs};
 use super::table::TableIngest;
 use super::time::pai_offset;
-use super::Progress;
-use std::path::Path;
-use std::sync::Arc;
-use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::error::{Error, Result};
 use tracelab_schema::raw::pai::{self as raw, GPU_TYPES, INSTANCE_STATUSES, JOB_STATUSES};
 use tracelab_schema::raw::RawCsv;
 use tracelab_schema::Trace;
@@ -35,24 +38,44 @@ const TABLES: [(&RawCsv, &str, Parse); 7] = [
 /// Tables without which the trace cannot be analysed at all.
 const REQUIRED: [&str; 3] = ["pai_job_table", "pai_task_table", "pai_instance_table"];
 
-pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceOutcome> {
+pub fn ingest(inputs: &TraceInputs, run: TraceRun<'_>) -> Result<TraceOutcome> {
     let sources = resolve(inputs)?;
-    let run = TraceRun::start(Trace::Pai, dir, progress)?;
-    for note in &sources.notes {
-        run.note(note.clone());
+    debug_assert_eq!(run.trace, Trace::Pai);
+    for (file, note) in &sources.skipped {
+        run.skip(file, note.clone())?;
     }
     // Largest input first, so that the big tables overlap each other.
     let mut order: Vec<usize> = (0..TABLES.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sources.data[i].map_or(0, |f| f.bytes)));
     in_parallel(order, |i| ingest_table(&run, &sources, i))?;
+    ingest_reference(&run, sources.runtimes)?;
     run.finish()
 }
 
+/// `philly_runtime.csv` into `philly_runtimes` (empty without the file).
+fn ingest_reference(run: &TraceRun<'_>, file: Option<&InputFile>) -> Result<()> {
+    let mut table = run.open("philly_runtimes")?;
+    let Some(file) = file else { return run.close(table, "(none)") };
+    let raw = &raw::PHILLY_RUNTIME;
+    let layout = Layout { names: raw.columns, trailing_empty: false, optional_header: false };
+    run.read(file, |member| {
+        let mut csv = CsvFile::new(member.reader, member.label, run.limits);
+        csv.expect_header(&raw.header_line())?;
+        csv.records(&layout, &mut table, runtime)
+    })?;
+    run.close(table, &file.rel)
+}
+
+fn runtime<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
+    out.push(non_negative(r, 0)?);
+    Ok(())
+}
+
 /// One table: its `.header` (if present), then its data file.
-fn ingest_table(run: &TraceRun, sources: &Sources<'_>, i: usize) -> Result<()> {
+fn ingest_table(run: &TraceRun<'_>, sources: &Sources<'_>, i: usize) -> Result<()> {
     let (raw, name, parse) = TABLES[i];
     if let Some(header) = sources.headers[i] {
-        run.read(header, |m| check_header_file(m, raw))?;
+        run.read(header, |m| check_header_file(m, raw, run.limits.max_meta_bytes))?;
     }
     let mut table = run.open(name)?;
     let source = match sources.data[i] {
@@ -65,22 +88,28 @@ fn ingest_table(run: &TraceRun, sources: &Sources<'_>, i: usize) -> Result<()> {
     run.close(table, &source)
 }
 
-fn read_table(run: &TraceRun, file: &InputFile, raw: &RawCsv, table: &mut TableIngest, parse: Parse) -> Result<()> {
+fn read_table(run: &TraceRun<'_>, file: &InputFile, raw: &RawCsv, table: &mut TableIngest, parse: Parse) -> Result<()> {
     let layout = Layout { names: raw.columns, trailing_empty: false, optional_header: true };
-    let mut found = false;
+    let mut found: Option<String> = None;
     run.read(file, |member: Member<'_>| {
         let base = member.name.rsplit('/').next().unwrap_or(&member.name);
         if base == raw.file {
-            found = true;
-            let mut csv = CsvFile::new(member.reader, member.label);
+            // A second member of that name would be appended to the first.
+            if let Some(first) = found.replace(member.label.clone()) {
+                return Err(Error::input(
+                    &member.label,
+                    format!("second copy of {} in the archive (also {first}); expected one", raw.file),
+                ));
+            }
+            let mut csv = CsvFile::new(member.reader, member.label, run.limits);
             csv.records(&layout, table, parse)
         } else if base == raw::header_file(raw) {
-            check_header_file(member, raw)
+            check_header_file(member, raw, run.limits.max_meta_bytes)
         } else {
             Ok(())
         }
     })?;
-    if !found {
+    if found.is_none() {
         return Err(Error::input(
             &file.rel,
             format!("archive holds no {}; expected the table as downloaded", raw.file),
@@ -89,14 +118,14 @@ fn read_table(run: &TraceRun, file: &InputFile, raw: &RawCsv, table: &mut TableI
     Ok(())
 }
 
-fn check_header_file(member: Member<'_>, raw: &RawCsv) -> Result<()> {
-    let mut text = String::new();
-    member.reader.read_to_string(&mut text).at(&member.label)?;
+/// A `.header` file: one line, the table's column names.
+fn check_header_file(member: Member<'_>, raw: &RawCsv, max_bytes: usize) -> Result<()> {
+    let text = read_meta(member.reader, &member.label, max_bytes)?;
     let found = text.trim_end_matches(['\n', '\r']);
     if found != raw.header_line() {
         return Err(Error::input(
             member.label,
-            format!("unknown layout: expected the header `{}`, found `{found}`", raw.header_line()),
+            format!("unknown layout: expected the header `{}`, found `{}`", raw.header_line(), short(found)),
         ));
     }
     Ok(())
@@ -106,17 +135,25 @@ fn check_header_file(member: Member<'_>, raw: &RawCsv) -> Result<()> {
 struct Sources<'a> {
     data: [Option<&'a InputFile>; 7],
     headers: [Option<&'a InputFile>; 7],
-    notes: Vec<String>,
+    runtimes: Option<&'a InputFile>,
+    /// Archives not read because their extracted twin is, with the note.
+    skipped: Vec<(&'a InputFile, String)>,
 }
 
 /// Assigns each file to its table. A table present both extracted and as
 /// its `.tar.gz` is read from the extracted `.csv` (the usual state after
 /// `tar -xzf` beside the download), and the archive is skipped with a note.
 fn resolve(inputs: &TraceInputs) -> Result<Sources<'_>> {
-    let mut s = Sources { data: [None; 7], headers: [None; 7], notes: Vec::new() };
+    let mut s = Sources { data: [None; 7], headers: [None; 7], runtimes: None, skipped: Vec::new() };
     let mut archives: [Option<&InputFile>; 7] = [None; 7];
     for file in &inputs.files {
         let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
+        if name == raw::PHILLY_RUNTIME.file {
+            if let Some(other) = s.runtimes.replace(file) {
+                return Err(second_copy(file, raw::PHILLY_RUNTIME.file, other));
+            }
+            continue;
+        }
         let Some(i) = TABLES.iter().position(|(raw, _, _)| is_table_file(name, raw)) else { continue };
         let slot = if name.ends_with(".header") {
             &mut s.headers[i]
@@ -126,18 +163,15 @@ fn resolve(inputs: &TraceInputs) -> Result<Sources<'_>> {
             &mut s.data[i]
         };
         if let Some(other) = slot {
-            return Err(Error::input(
-                &file.rel,
-                format!("second copy of {} (also {}); expected one", TABLES[i].0.stem(), other.rel),
-            ));
+            return Err(second_copy(file, TABLES[i].0.stem(), other));
         }
         *slot = Some(file);
     }
     for (i, archive) in archives.into_iter().enumerate() {
         match (s.data[i], archive) {
-            (Some(plain), Some(archive)) => {
-                s.notes.push(format!("{} skipped: the extracted {} beside it was read", archive.rel, plain.rel))
-            }
+            (Some(plain), Some(archive)) => s
+                .skipped
+                .push((archive, format!("{} skipped: the extracted {} beside it was read", archive.rel, plain.rel))),
             (None, Some(archive)) => s.data[i] = Some(archive),
             _ => {}
         }
@@ -156,6 +190,10 @@ fn resolve(inputs: &TraceInputs) -> Result<Sources<'_>> {
         }
     }
     Ok(s)
+}
+
+fn second_copy(file: &InputFile, what: &str, other: &InputFile) -> Error {
+    Error::input(&file.rel, format!("second copy of {what} (also {}); expected one", other.rel))
 }
 
 fn is_table_file(name: &str, raw: &RawCsv) -> bool {
@@ -179,8 +217,9 @@ fn span(r: &Record<'_>, start: usize, end: usize) -> Result<(Option<i64>, Option
     Ok((s, e))
 }
 
-fn opt_f64<'a>(r: &Record<'a>, i: usize) -> Result<Value<'a>, Fault> {
-    r.f64_opt(i, &[]).map(Value::opt_f64)
+/// A number that cannot be negative (a request, a usage, a metric), or null.
+fn non_negative<'a>(r: &Record<'a>, i: usize) -> Result<Value<'a>, Fault> {
+    r.non_negative_opt(i, &[]).map(Value::opt_f64)
 }
 
 fn job<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
@@ -198,7 +237,7 @@ fn task<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
     let (start, end) = span(r, 4, 5)?;
     out.extend([r.text_req(0)?, r.text_req(1)?, Value::I64(inst_num), r.one_of(3, INSTANCE_STATUSES)?]);
     out.extend([Value::opt_ts(start), Value::opt_ts(end)]);
-    out.extend([opt_f64(r, 6)?, opt_f64(r, 7)?, opt_f64(r, 8)?, r.one_of_opt(9, GPU_TYPES)?]);
+    out.extend([non_negative(r, 6)?, non_negative(r, 7)?, non_negative(r, 8)?, r.one_of_opt(9, GPU_TYPES)?]);
     Ok(())
 }
 
@@ -216,7 +255,7 @@ fn instance<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
 fn sensor<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
     out.extend([r.text_req(0)?, r.text_req(1)?, r.text_req(2)?, r.text_req(3)?, r.text_opt(4), r.text_opt(5)]);
     for i in 6..16 {
-        out.push(opt_f64(r, i)?);
+        out.push(non_negative(r, i)?);
     }
     Ok(())
 }
@@ -242,7 +281,7 @@ fn machine_metric<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fa
     let (start, end) = span(r, 2, 3)?;
     out.extend([r.text_req(0)?, r.text_req(1)?, Value::opt_ts(start), Value::opt_ts(end)]);
     for i in 4..12 {
-        out.push(opt_f64(r, i)?);
+        out.push(non_negative(r, i)?);
     }
     Ok(())
 }

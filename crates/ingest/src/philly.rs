@@ -8,37 +8,29 @@
 //! record: if any part of it is malformed (unknown status, unparsable time,
 //! an attempt ending before it starts, a GPU name that is not `gpuN`), the
 //! whole job is rejected with the JSON path at fault, so its three tables
-//! stay consistent.
+//! stay consistent. The job log itself is read by [`super::philly_log`].
 
-use std::cell::Cell;
 use std::collections::HashSet;
-use std::io::{self, BufReader, Read};
-use std::path::Path;
-use std::rc::Rc;
-use std::sync::{Arc, Mutex};
-
-use serde::de::{DeserializeSeed, SeqAccess, Visitor};
-use serde_json::Value as Json;
+use std::sync::Mutex;
 
 use super::csv::{CsvFile, Layout};
+use super::philly_log::read_job_log;
 use super::record::{Fault, Record};
 use super::run::{in_parallel, TraceOutcome, TraceRun};
 use super::sink::Value;
 use super::source::{philly_member, InputFile, Member, Packing, TraceInputs};
 use super::table::TableIngest;
-use super::time::{philly_job_time, philly_util_time};
-use super::Progress;
+use super::time::philly_util_time;
+use super::Limits;
 use tracelab_schema::error::{Error, Result};
-use tracelab_schema::raw::philly::{self as raw, STATUSES};
+use tracelab_schema::raw::philly as raw;
 use tracelab_schema::raw::RawCsv;
-use tracelab_schema::Trace;
 
 /// The canonical tables, in schema order; the first three come from the job log.
 const TABLES: [&str; 7] = ["jobs", "attempts", "placements", "gpu_util", "cpu_util", "mem_util", "machines"];
 
-pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceOutcome> {
+pub fn ingest(inputs: &TraceInputs, run: TraceRun<'_>) -> Result<TraceOutcome> {
     let plain = plain_members(inputs)?;
-    let run = TraceRun::start(Trace::Philly, dir, progress)?;
     let mut tables = Vec::new();
     for name in TABLES {
         let table = if name == "attempts" || name == "placements" { run.open_derived(name)? } else { run.open(name)? };
@@ -51,8 +43,7 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
     in_parallel(files, |file| {
         let archive = file.packing != Packing::Plain;
         if archive && plain.len() == FILES {
-            run.note(format!("{} skipped: all five files are present extracted beside it", file.rel));
-            return Ok(());
+            return run.skip(file, format!("{} skipped: all five files are present extracted beside it", file.rel));
         }
         run.read(file, |member| {
             let base = member.name.rsplit('/').next().unwrap_or(&member.name);
@@ -61,7 +52,7 @@ pub fn ingest(inputs: &TraceInputs, dir: &Path, progress: Arc<dyn Progress>) -> 
                 run.note(format!("{} skipped: the extracted file beside the archive was read", member.label));
                 return Ok(());
             }
-            read_member(kind, member, &tables, &sources)
+            read_member(kind, member, &tables, &sources, run.limits)
         })
     })?;
     let sources = sources.into_inner().expect("sources");
@@ -80,6 +71,7 @@ fn read_member(
     member: Member<'_>,
     tables: &[Mutex<TableIngest>],
     sources: &Mutex<Vec<Option<String>>>,
+    limits: Limits,
 ) -> Result<()> {
     let first = match kind {
         raw::JOB_LOG => 0,
@@ -101,7 +93,7 @@ fn read_member(
     let lock = |i: usize| tables[i].lock().expect("table");
     if first == 0 {
         let (mut jobs, mut attempts, mut placements) = (lock(0), lock(1), lock(2));
-        return read_job_log(member, [&mut jobs, &mut attempts, &mut placements]);
+        return read_job_log(member, [&mut jobs, &mut attempts, &mut placements], limits.max_record_bytes);
     }
     let (raw, parse): (&RawCsv, super::csv::Parse) = match first {
         3 => (&raw::GPU_UTIL, gpu_util),
@@ -109,7 +101,7 @@ fn read_member(
         5 => (&raw::MEM_UTIL, mem_util),
         _ => (&raw::MACHINE_LIST, machine),
     };
-    let mut csv = CsvFile::new(member.reader, member.label);
+    let mut csv = CsvFile::new(member.reader, member.label, limits);
     csv.expect_header(&raw.header_line())?;
     let layout = Layout { names: raw.columns, trailing_empty: first == 3, optional_header: false };
     csv.records(&layout, &mut lock(first), parse)
@@ -141,270 +133,15 @@ fn missing_job_log(inputs: &TraceInputs) -> Error {
     )
 }
 
-// ---------------------------------------------------------------- job log
-
-/// Counts newlines in what serde_json consumes, so a rejected job can be
-/// located by line.
-struct LineCounting<R> {
-    inner: R,
-    line: Rc<Cell<u64>>,
-}
-
-impl<R: Read> Read for LineCounting<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        let newlines = memchr::memchr_iter(b'\n', &buf[..n]).count() as u64;
-        self.line.set(self.line.get() + newlines);
-        Ok(n)
-    }
-}
-
-fn read_job_log(member: Member<'_>, tables: [&mut TableIngest; 3]) -> Result<()> {
-    let line = Rc::new(Cell::new(1));
-    let reader = LineCounting { inner: BufReader::with_capacity(1 << 16, member.reader), line: Rc::clone(&line) };
-    let mut de = serde_json::Deserializer::from_reader(reader);
-    let mut sink = JobSink { tables, label: &member.label, line, error: None };
-    let parsed = (&mut sink).deserialize(&mut de).and_then(|()| de.end());
-    if let Some(e) = sink.error.take() {
-        return Err(e);
-    }
-    parsed.map_err(|e| {
-        Error::input(
-            &member.label,
-            format!("not a complete JSON list of jobs ({e}); expected the job log as published"),
-        )
-    })
-}
-
-/// Receives the jobs of the top-level list one at a time.
-struct JobSink<'s, 't> {
-    tables: [&'t mut TableIngest; 3],
-    label: &'s str,
-    line: Rc<Cell<u64>>,
-    /// A store error raised inside serde, reported after it unwinds.
-    error: Option<Error>,
-}
-
-impl<'de> DeserializeSeed<'de> for &mut JobSink<'_, '_> {
-    type Value = ();
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for &mut JobSink<'_, '_> {
-    type Value = ();
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a JSON list of jobs")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        loop {
-            let seed = JobSeed { line: Rc::clone(&self.line) };
-            let Some((job, start_line)) = seq.next_element_seed(seed)? else { return Ok(()) };
-            if let Err(e) = self.job(&job, start_line) {
-                self.error = Some(e);
-                return Err(serde::de::Error::custom("stopped"));
-            }
-        }
-    }
-}
-
-/// Deserializes one job and notes the line it starts on: serde_json has
-/// consumed the separator and peeked the job's `{` when it calls the seed.
-struct JobSeed {
-    line: Rc<Cell<u64>>,
-}
-
-impl<'de> DeserializeSeed<'de> for JobSeed {
-    type Value = (Json, u64);
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(Json, u64), D::Error> {
-        let line = self.line.get();
-        Ok((serde::Deserialize::deserialize(d)?, line))
-    }
-}
-
-impl JobSink<'_, '_> {
-    fn job(&mut self, job: &Json, line: u64) -> Result<()> {
-        for t in self.tables.iter_mut() {
-            t.counts.records_in += 1;
-        }
-        let outcome = match parse_job(job) {
-            Ok(rows) => self.write(&rows)?,
-            Err(f) => Err(f),
-        };
-        match outcome {
-            Ok(()) => self.tables.iter_mut().for_each(|t| t.counts.written += 1),
-            Err(fault) => {
-                // Listed once, as a jobs reject; its attempts and
-                // placements are counted as rejected with it.
-                self.tables[1].counts.rejected += 1;
-                self.tables[2].counts.rejected += 1;
-                self.tables[0].reject(self.label, line, fault)?;
-            }
-        }
-        Ok(())
-    }
-
-    fn write(&mut self, rows: &JobRows<'_>) -> Result<Result<(), Fault>> {
-        if let Err(f) = self.tables[0].offer(&rows.job)? {
-            return Ok(Err(f));
-        }
-        // Attempt and placement keys extend the job key, which was unique.
-        self.tables[1].offer(&rows.attempts)?.expect("derived table has no key guard");
-        self.tables[2].offer(&rows.placements)?.expect("derived table has no key guard");
-        Ok(Ok(()))
-    }
-}
-
-/// The rows one job becomes, flat in table column order.
-struct JobRows<'a> {
-    job: Vec<Value<'a>>,
-    attempts: Vec<Value<'a>>,
-    placements: Vec<Value<'a>>,
-}
-
-fn text<'a>(job: &'a Json, key: &str) -> Result<&'a str, Fault> {
-    match job.get(key) {
-        Some(Json::String(s)) if !s.is_empty() => Ok(s),
-        other => Err(Fault::new(key, json_raw(other), "expected a non-empty string")),
-    }
-}
-
-fn json_raw(v: Option<&Json>) -> String {
-    v.map_or_else(|| "(missing)".to_string(), |v| v.to_string())
-}
-
-/// A time that may be absent: `null`, missing, `""` or `"None"`.
-fn opt_time(v: Option<&Json>, path: &str) -> Result<Option<i64>, Fault> {
-    match v {
-        None | Some(Json::Null) => Ok(None),
-        Some(Json::String(s)) if s.is_empty() || s == "None" => Ok(None),
-        Some(Json::String(s)) => philly_job_time(s).map(Some).map_err(|r| Fault::new(path, s.as_str(), r)),
-        Some(other) => Err(Fault::new(path, other.to_string(), "expected a time string or null")),
-    }
-}
-
-fn parse_job(job: &Json) -> Result<JobRows<'_>, Fault> {
-    if !job.is_object() {
-        return Err(Fault::record(&job.to_string(), "expected a JSON object (a job)"));
-    }
-    let job_id = text(job, "jobid")?;
-    let status = text(job, "status")?;
-    if !STATUSES.contains(&status) {
-        return Err(Fault::new("status", status, format!("unknown status; expected one of {}", STATUSES.join(", "))));
-    }
-    let submit = opt_time(job.get("submitted_time"), "submitted_time")?.ok_or_else(|| {
-        Fault::new("submitted_time", json_raw(job.get("submitted_time")), "expected the submission time")
-    })?;
-    let attempts = match job.get("attempts") {
-        None | Some(Json::Null) => &[][..],
-        Some(Json::Array(a)) => &a[..],
-        Some(other) => return Err(Fault::new("attempts", other.to_string(), "expected a list of attempts")),
-    };
-    let mut rows = JobRows { job: Vec::new(), attempts: Vec::new(), placements: Vec::new() };
-    let mut spans = Vec::new();
-    for (i, attempt) in attempts.iter().enumerate() {
-        spans.push(parse_attempt(job_id, i, attempt, &mut rows)?);
-    }
-    let first_start = spans.first().and_then(|s| s.0);
-    let last_end = spans.last().and_then(|s| s.1);
-    let gpus = spans.first().map(|s| s.2);
-    let secs = |a: Option<i64>, b: Option<i64>| match (a, b) {
-        (Some(a), Some(b)) => Value::F64((b - a) as f64 / 1e6),
-        _ => Value::Null,
-    };
-    rows.job = vec![
-        Value::Str(job_id),
-        Value::Str(text(job, "vc")?),
-        Value::Str(text(job, "user")?),
-        Value::Str(status),
-        Value::Ts(submit),
-        Value::I64(attempts.len() as i64),
-        Value::opt_ts(first_start),
-        Value::opt_ts(last_end),
-        Value::opt_i64(gpus),
-        secs(Some(submit), first_start),
-        secs(first_start, last_end),
-    ];
-    Ok(rows)
-}
-
-/// Appends one attempt's rows; returns (start, end, gpus).
-fn parse_attempt<'a>(
-    job_id: &'a str,
-    i: usize,
-    attempt: &'a Json,
-    rows: &mut JobRows<'a>,
-) -> Result<(Option<i64>, Option<i64>, i64), Fault> {
-    let path = format!("attempts[{i}]");
-    if !attempt.is_object() {
-        return Err(Fault::new(&path, attempt.to_string(), "expected an attempt object"));
-    }
-    let start = opt_time(attempt.get("start_time"), &format!("{path}.start_time"))?;
-    let end = opt_time(attempt.get("end_time"), &format!("{path}.end_time"))?;
-    if let (Some(s), Some(e)) = (start, end) {
-        if e < s {
-            return Err(Fault::new(format!("{path}.end_time"), json_raw(attempt.get("end_time")), "end before start"));
-        }
-    }
-    let detail = match attempt.get("detail") {
-        None | Some(Json::Null) => &[][..],
-        Some(Json::Array(d)) => &d[..],
-        Some(other) => {
-            return Err(Fault::new(format!("{path}.detail"), other.to_string(), "expected a list of machines"))
-        }
-    };
-    let mut seen = HashSet::new();
-    let mut gpus = 0;
-    for (m, machine) in detail.iter().enumerate() {
-        let mpath = format!("{path}.detail[{m}]");
-        let ip = match machine.get("ip") {
-            Some(Json::String(s)) if !s.is_empty() => s.as_str(),
-            other => return Err(Fault::new(format!("{mpath}.ip"), json_raw(other), "expected a machine name")),
-        };
-        let list = match machine.get("gpus") {
-            Some(Json::Array(g)) => g,
-            other => return Err(Fault::new(format!("{mpath}.gpus"), json_raw(other), "expected a list of GPU names")),
-        };
-        for g in list {
-            let idx = gpu_index(g)
-                .ok_or_else(|| Fault::new(format!("{mpath}.gpus"), g.to_string(), "expected a GPU name like gpu3"))?;
-            if !seen.insert((ip, idx)) {
-                return Err(Fault::new(format!("{mpath}.gpus"), g.to_string(), "GPU listed twice in one attempt"));
-            }
-            rows.placements.extend([Value::Str(job_id), Value::I64(i as i64), Value::Str(ip), Value::I64(idx)]);
-            gpus += 1;
-        }
-    }
-    let run_s = match (start, end) {
-        (Some(s), Some(e)) => Value::F64((e - s) as f64 / 1e6),
-        _ => Value::Null,
-    };
-    rows.attempts.extend([
-        Value::Str(job_id),
-        Value::I64(i as i64),
-        Value::opt_ts(start),
-        Value::opt_ts(end),
-        run_s,
-        Value::I64(gpus),
-        Value::I64(detail.len() as i64),
-    ]);
-    Ok((start, end, gpus))
-}
-
-fn gpu_index(g: &Json) -> Option<i64> {
-    g.as_str()?.strip_prefix("gpu")?.parse().ok()
-}
-
 // ---------------------------------------------------------------- CSV files
 
 fn util_time(r: &Record<'_>) -> Result<Value<'static>, Fault> {
     philly_util_time(r.get(0)).map(Value::Ts).map_err(|reason| r.fault(0, reason))
 }
 
+/// A utilization or memory figure: non-negative, or `NA` (null).
 fn na<'a>(r: &Record<'a>, i: usize) -> Result<Value<'a>, Fault> {
-    r.f64_opt(i, &["NA"]).map(Value::opt_f64)
+    r.non_negative_opt(i, &["NA"]).map(Value::opt_f64)
 }
 
 fn gpu_util<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
@@ -431,45 +168,4 @@ fn machine<'a>(r: &Record<'a>, out: &mut Vec<Value<'a>>) -> Result<(), Fault> {
     let mem = mem.ok_or_else(|| r.fault(2, "expected a GPU memory like ` 24GB`"))?;
     out.extend([r.text_req(0)?, Value::I64(gpus), Value::I64(mem)]);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn readme_job_parses_into_job_attempt_and_placement_rows() {
-        let text = include_str!("../../../tests/fixtures/real-traces/philly/readme-example-rows/cluster_job_log");
-        let jobs: Json = serde_json::from_str(text).unwrap();
-        let rows = parse_job(&jobs[0]).unwrap();
-        // Two attempts of 8 GPUs each on m47 then m412.
-        assert_eq!(rows.attempts.len(), 2 * 7);
-        assert_eq!(rows.placements.len(), 16 * 4);
-        assert_eq!(rows.job[5], Value::I64(2));
-        assert_eq!(rows.job[8], Value::I64(8));
-        // Submitted 01:11:39, first start 01:12:09 (PDT): queue 30 s.
-        assert_eq!(rows.job[9], Value::F64(30.0));
-    }
-
-    #[test]
-    fn a_job_without_attempts_has_null_start_and_gpus() {
-        let job: Json = serde_json::json!({"status": "Killed", "vc": "v", "jobid": "j", "attempts": [],
-            "submitted_time": "2017-10-07 01:11:39", "user": "u"});
-        let rows = parse_job(&job).unwrap();
-        assert_eq!(rows.job[6], Value::Null);
-        assert_eq!(rows.job[8], Value::Null);
-        assert!(rows.attempts.is_empty());
-    }
-
-    #[test]
-    fn faults_carry_the_json_path() {
-        let job: Json = serde_json::json!({"status": "Pass", "vc": "v", "jobid": "j", "user": "u",
-            "submitted_time": "2017-10-07 01:11:39",
-            "attempts": [{"start_time": "2017-10-07 02:00:00", "end_time": "2017-10-07 01:00:00", "detail": []}]});
-        let f = parse_job(&job).err().unwrap();
-        assert_eq!(f.column, "attempts[0].end_time");
-        let job: Json = serde_json::json!({"status": "Pass", "vc": "v", "jobid": "j", "user": "u",
-            "submitted_time": "None", "attempts": null});
-        assert_eq!(parse_job(&job).err().unwrap().column, "submitted_time");
-    }
 }

@@ -32,7 +32,9 @@ impl Prefetch {
         let worker = std::thread::Builder::new().name("tl-read".into()).spawn(move || {
             let mut hashing = Hashing::new(BufReader::with_capacity(CHUNK, file), tick);
             let result = if gunzip {
-                pump(&mut flate2::read::GzDecoder::new(&mut hashing), &tx)
+                // All members: a valid gzip may be several concatenated
+                // (GzDecoder stops silently after the first).
+                pump(&mut flate2::read::MultiGzDecoder::new(&mut hashing), &tx)
             } else {
                 pump(&mut hashing, &tx)
             };

@@ -100,6 +100,15 @@ impl<'a> Record<'a> {
         parse_finite(s).map(Some).ok_or_else(|| self.fault(i, "expected a number or an empty field"))
     }
 
+    /// Like [`Record::f64_opt`], refusing negative numbers (requests,
+    /// utilizations, durations: a negative one is a corrupt record).
+    pub fn non_negative_opt(&self, i: usize, nulls: &[&str]) -> Result<Option<f64>, Fault> {
+        match self.f64_opt(i, nulls)? {
+            Some(v) if v < 0.0 => Err(self.fault(i, "expected a non-negative number")),
+            v => Ok(v),
+        }
+    }
+
     /// A whole number written either as `8` or as `8.0` (pandas writes
     /// integer columns with NaNs as floats).
     pub fn int_req(&self, i: usize) -> Result<i64, Fault> {
@@ -156,5 +165,17 @@ mod tests {
         assert_eq!(r.text_req(1).unwrap_err(), Fault::new("second", "", "expected a non-empty value"));
         assert_eq!(r.f64_opt(2, &[]).unwrap_err().column, "third");
         assert!(matches!(r.text_opt(1), Value::Null));
+    }
+
+    #[test]
+    fn non_negative_refuses_negatives_but_keeps_zero_and_nulls() {
+        let text = "-0.5,0,,NA";
+        let ranges = vec![0..4, 5..6, 7..7, 8..10];
+        let names = ["a", "b", "c", "d"];
+        let r = Record::new(text, &ranges, &names);
+        assert_eq!(r.non_negative_opt(0, &[]).unwrap_err().reason, "expected a non-negative number");
+        assert_eq!(r.non_negative_opt(1, &[]), Ok(Some(0.0)));
+        assert_eq!(r.non_negative_opt(2, &[]), Ok(None));
+        assert_eq!(r.non_negative_opt(3, &["NA"]), Ok(None));
     }
 }

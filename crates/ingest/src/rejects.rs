@@ -2,10 +2,15 @@
 //! ingested, with file, line, column, raw value and reason.
 //!
 //! Each canonical table collects its own rejects (tables are ingested in
-//! parallel), in a hidden partial Parquet file created at the first reject;
-//! [`merge`] then writes `<store>/<trace>/rejects.parquet` from the parts in
-//! schema order, so the file is the same whatever order the tables finished
-//! in. A few rejects are kept in memory for the summary printed after ingest.
+//! parallel), in a scratch Parquet file of the publication created at the
+//! first reject; [`merge`] then writes the trace's `rejects.parquet` from
+//! the parts in schema order, so the file is the same whatever order the
+//! tables finished in. A few rejects are kept in memory for the summary
+//! printed after ingest.
+//!
+//! Every text stored is cut to a bounded length ([`cut`]): a hostile record
+//! (a 1 MiB line, a reason quoting a huge field) costs a few hundred bytes
+//! in the rejects table, not its own size.
 
 use std::path::{Path, PathBuf};
 
@@ -15,11 +20,12 @@ use super::record::Fault;
 use super::sink::{Finished, TableWriter, Value, BATCH_ROWS};
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Table;
+use tracelab_store::publish::{Publication, Staged};
 
 /// How many rejects are kept for display.
 const SAMPLES: usize = 10;
-/// Raw values are cut to this many characters.
-const RAW_MAX: usize = 200;
+/// Raw values, columns and reasons are cut to this many characters.
+pub const TEXT_MAX: usize = 200;
 
 /// One reject, as shown to the user.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,23 +43,24 @@ impl std::fmt::Display for Reject {
             "{}:{}: column {}: {} (got {:?})",
             self.file,
             self.line,
-            self.fault.column,
-            self.fault.reason,
+            cut(&self.fault.column),
+            cut(&self.fault.reason),
             cut(&self.fault.raw)
         )
     }
 }
 
-fn cut(s: &str) -> &str {
-    match s.char_indices().nth(RAW_MAX) {
-        Some((i, _)) => &s[..i],
-        None => s,
+/// `s` cut to [`TEXT_MAX`] characters, marked with `...` when cut.
+pub fn cut(s: &str) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(TEXT_MAX) {
+        Some((i, _)) => format!("{}...", &s[..i]).into(),
+        None => s.into(),
     }
 }
 
 /// The rejects of one canonical table.
 pub struct Rejects {
-    dir: PathBuf,
+    scratch: PathBuf,
     schema: &'static Table,
     table: &'static str,
     writer: Option<TableWriter>,
@@ -61,73 +68,80 @@ pub struct Rejects {
     samples: Vec<Reject>,
 }
 
-/// A table's rejects, written under a partial name, waiting for [`merge`].
+/// A table's rejects, written to a scratch file, waiting for [`merge`].
 #[derive(Debug)]
 pub struct RejectsPart {
-    partial: Option<PathBuf>,
+    scratch: Option<PathBuf>,
     pub count: u64,
     pub samples: Vec<Reject>,
 }
 
 impl Rejects {
     /// The rejects of `table`, to be stored with the schema `schema` (the
-    /// trace's `rejects` table) in `dir`.
-    pub fn new(dir: &Path, schema: &'static Table, table: &'static str) -> Rejects {
-        Rejects { dir: dir.to_path_buf(), schema, table, writer: None, count: 0, samples: Vec::new() }
+    /// trace's `rejects` table), written to `scratch` if there are any.
+    pub fn new(scratch: PathBuf, schema: &'static Table, table: &'static str) -> Rejects {
+        Rejects { scratch, schema, table, writer: None, count: 0, samples: Vec::new() }
     }
 
-    pub fn add(&mut self, file: &str, line: u64, fault: Fault) -> Result<()> {
+    pub fn add(&mut self, file: &str, line: u64, mut fault: Fault) -> Result<()> {
         let writer = match &mut self.writer {
             Some(w) => w,
-            None => {
-                let partial = self.dir.join(format!(".rejects-{}.partial", self.table));
-                self.writer.insert(TableWriter::create_at(partial.clone(), partial, self.schema)?)
-            }
+            None => self.writer.insert(TableWriter::create(self.scratch.clone(), self.schema)?),
         };
+        fault = Fault::new(cut(&fault.column), cut(&fault.raw), cut(&fault.reason));
+        let file = cut(file);
         writer.push(&[
             Value::Str(self.table),
-            Value::Str(file),
+            Value::Str(&file),
             Value::I64(line as i64),
             Value::Str(&fault.column),
-            Value::Str(cut(&fault.raw)),
+            Value::Str(&fault.raw),
             Value::Str(&fault.reason),
         ])?;
         self.count += 1;
         if self.samples.len() < SAMPLES {
-            self.samples.push(Reject { table: self.table.into(), file: file.into(), line, fault });
+            self.samples.push(Reject { table: self.table.into(), file: file.into_owned(), line, fault });
         }
         Ok(())
     }
 
     pub fn finish(self) -> Result<RejectsPart> {
-        let partial = match self.writer {
-            Some(w) => Some(w.finish()?.partial),
+        let scratch = match self.writer {
+            Some(w) => {
+                w.finish()?;
+                Some(self.scratch)
+            }
             None => None,
         };
-        Ok(RejectsPart { partial, count: self.count, samples: self.samples })
+        Ok(RejectsPart { scratch, count: self.count, samples: self.samples })
     }
 }
 
 /// Writes the trace's rejects table from the tables' parts, in the given
 /// order, a row group at a time; returns it with the total and the first
 /// rejects for display.
-pub fn merge(dir: &Path, schema: &'static Table, parts: Vec<RejectsPart>) -> Result<(Finished, u64, Vec<Reject>)> {
-    let mut writer = TableWriter::create(dir, schema)?;
+pub fn merge(
+    publication: &Publication<'_>,
+    schema: &'static Table,
+    parts: Vec<RejectsPart>,
+) -> Result<((Staged, Finished), u64, Vec<Reject>)> {
+    let staged = publication.stage(schema);
+    let mut writer = TableWriter::create(staged.path.clone(), schema)?;
     let (mut total, mut samples) = (0, Vec::new());
     for part in parts {
         total += part.count;
         samples.extend(part.samples);
-        let Some(partial) = part.partial else { continue };
-        copy_into(&partial, &mut writer)?;
-        std::fs::remove_file(&partial).map_err(|e| Error::io(&partial, e))?;
+        let Some(scratch) = part.scratch else { continue };
+        copy_into(&scratch, &mut writer)?;
+        std::fs::remove_file(&scratch).map_err(|e| Error::io(&scratch, e))?;
     }
     samples.truncate(SAMPLES);
-    Ok((writer.finish()?, total, samples))
+    Ok(((staged, writer.finish()?), total, samples))
 }
 
-fn copy_into(partial: &Path, writer: &mut TableWriter) -> Result<()> {
-    let context = || partial.display().to_string();
-    let path = PlRefPath::new(partial.to_string_lossy().as_ref());
+fn copy_into(scratch: &Path, writer: &mut TableWriter) -> Result<()> {
+    let context = || scratch.display().to_string();
+    let path = PlRefPath::new(scratch.to_string_lossy().as_ref());
     let scan = LazyFrame::scan_parquet(path, ScanArgsParquet::default()).map_err(|e| Error::polars(context(), e))?;
     let mut offset = 0;
     loop {
@@ -138,5 +152,19 @@ fn copy_into(partial: &Path, writer: &mut TableWriter) -> Result<()> {
         }
         offset += df.height() as i64;
         writer.push_frame(df)?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_texts_are_cut_and_marked() {
+        assert_eq!(cut("short"), "short");
+        let long = "é".repeat(10_000_000);
+        let c = cut(&long);
+        assert_eq!(c.chars().count(), TEXT_MAX + 3);
+        assert!(c.ends_with("..."));
     }
 }

@@ -1,22 +1,22 @@
-//! The state of ingesting one trace: its output folder, finished tables
-//! with their rejects, input digests, notes and per-table accounting. The
-//! per-trace modules drive it, from several threads at once (every method
-//! takes `&self`); [`TraceRun::finish`] puts the results in schema order so
-//! the outcome does not depend on which table finished first, and
-//! `ingest::commit` publishes it.
+//! The state of ingesting one trace: its publication (where its files are
+//! written until published), finished tables with their rejects, input
+//! digests, notes and per-table accounting. The per-trace modules drive it,
+//! from several threads at once (every method takes `&self`);
+//! [`TraceRun::finish`] puts the results in schema order so the outcome does
+//! not depend on which table finished first, and `ingest` publishes it.
 
-use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::rejects::{merge, Reject, RejectsPart};
+use super::rejects::{merge, Reject, Rejects, RejectsPart};
 use super::sink::Finished;
-use super::source::{for_each_member, InputFile, Member};
+use super::source::{for_each_member, sha256_file, InputFile, Member};
 use super::table::{TableDone, TableIngest};
-use super::Progress;
-use tracelab_schema::error::{Error, IoContext, Result};
+use super::{Limits, Progress};
+use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{find_table, Table, Trace};
 use tracelab_store::manifest::{Digest256, TableReport};
+use tracelab_store::publish::{Publication, Staged};
 
 /// Input files ingested at once. Two keep both cores of the reference
 /// machine busy (each file also has a reading and a writing thread) while
@@ -27,10 +27,9 @@ pub const PARALLEL_FILES: usize = 2;
 #[derive(Debug)]
 pub struct TraceOutcome {
     pub trace: Trace,
-    pub dir: PathBuf,
     pub tables: Vec<TableReport>,
     pub inputs: Vec<Digest256>,
-    pub finished: Vec<Finished>,
+    pub finished: Vec<(Staged, Finished)>,
     pub rejects_total: u64,
     pub reject_samples: Vec<Reject>,
     /// Things the user should know that are not errors (a skipped duplicate).
@@ -40,31 +39,27 @@ pub struct TraceOutcome {
 #[derive(Default)]
 struct State {
     /// (schema position, report, table file, its rejects).
-    tables: Vec<(usize, TableReport, Finished, RejectsPart)>,
+    tables: Vec<(usize, TableReport, (Staged, Finished), RejectsPart)>,
     inputs: Vec<Digest256>,
     notes: Vec<String>,
 }
 
-pub struct TraceRun {
+pub struct TraceRun<'p> {
     pub trace: Trace,
-    dir: PathBuf,
+    publication: &'p Publication<'p>,
     progress: Arc<dyn Progress>,
+    pub limits: Limits,
     state: Mutex<State>,
 }
 
-impl TraceRun {
-    /// Prepares `<store>/<trace>/`, removing partial files an interrupted
-    /// run may have left.
-    pub fn start(trace: Trace, dir: &Path, progress: Arc<dyn Progress>) -> Result<TraceRun> {
-        std::fs::create_dir_all(dir).at(dir)?;
-        for entry in std::fs::read_dir(dir).at(dir)? {
-            let path = entry.at(dir)?.path();
-            if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.') && n.ends_with(".partial"))
-            {
-                std::fs::remove_file(&path).at(&path)?;
-            }
-        }
-        Ok(TraceRun { trace, dir: dir.to_path_buf(), progress, state: Mutex::default() })
+impl<'p> TraceRun<'p> {
+    pub fn start(
+        trace: Trace,
+        publication: &'p Publication<'p>,
+        progress: Arc<dyn Progress>,
+        limits: Limits,
+    ) -> TraceRun<'p> {
+        TraceRun { trace, publication, progress, limits, state: Mutex::default() }
     }
 
     fn table_of(&self, name: &str) -> &'static Table {
@@ -81,14 +76,17 @@ impl TraceRun {
 
     /// Opens the writer of a canonical table of this trace.
     pub fn open(&self, name: &str) -> Result<TableIngest> {
-        TableIngest::create(&self.dir, self.table_of(name), self.table_of("rejects"))
+        let table = self.table_of(name);
+        let rejects =
+            Rejects::new(self.publication.scratch(&format!("rejects-{name}")), self.table_of("rejects"), table.name);
+        TableIngest::create(self.publication.stage(table), table, rejects)
     }
 
     /// Opens a table whose unique key extends a parent's key that is
     /// already checked (Philly attempts and placements of a unique job), so
     /// no key set is kept for it.
     pub fn open_derived(&self, name: &str) -> Result<TableIngest> {
-        TableIngest::create_unchecked(&self.dir, self.table_of(name), self.table_of("rejects"))
+        Ok(self.open(name)?.without_key_guard())
     }
 
     /// Finishes a table and records where it came from.
@@ -105,8 +103,21 @@ impl TraceRun {
     /// records the file's digest.
     pub fn read(&self, file: &InputFile, visit: impl FnMut(Member<'_>) -> Result<()>) -> Result<()> {
         let mut bar = self.progress.file(&file.rel, file.bytes);
-        let digest = for_each_member(file, Box::new(move |n| bar.advance(n)), visit)?;
+        let digest = for_each_member(file, &self.limits, Box::new(move |n| bar.advance(n)), visit)?;
         self.state().inputs.push(digest);
+        Ok(())
+    }
+
+    /// Records an input that is not read because its extracted twin is
+    /// (with `note` saying so): it is still hashed, so the manifest lists
+    /// every file of the trace and an unchanged directory is recognized.
+    pub fn skip(&self, file: &InputFile, note: String) -> Result<()> {
+        let mut bar = self.progress.file(&file.rel, file.bytes);
+        let sha256 = sha256_file(&file.path)?;
+        bar.advance(file.bytes);
+        let mut state = self.state();
+        state.inputs.push(Digest256 { file: file.rel.clone(), bytes: file.bytes, sha256 });
+        state.notes.push(note);
         Ok(())
     }
 
@@ -124,11 +135,10 @@ impl TraceRun {
             finished.push(file);
             parts.push(part);
         }
-        let (rejects_file, rejects_total, reject_samples) = merge(&self.dir, rejects_schema, parts)?;
+        let (rejects_file, rejects_total, reject_samples) = merge(self.publication, rejects_schema, parts)?;
         finished.push(rejects_file);
         Ok(TraceOutcome {
             trace: self.trace,
-            dir: self.dir,
             tables,
             inputs: state.inputs,
             finished,

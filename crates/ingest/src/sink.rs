@@ -4,20 +4,19 @@
 //! compresses while parsing goes on, so the two cores overlap. Each batch is
 //! one Parquet row group, so the same input always gives the same bytes.
 //!
-//! Files are written under a hidden `.partial` name and only renamed into
-//! place by the caller once every table of the trace succeeded.
+//! A table is written to the path it is given: a publication's partial
+//! file ([`tracelab_store::publish`]), which the store renames into place
+//! once every table of the trace succeeded, or a scratch file.
 
-use std::fs::File;
-use std::io::BufWriter;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, SyncSender};
 use std::thread::JoinHandle;
 
 use polars::prelude::*;
 
-use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{ColType, Table};
-use tracelab_store::parquet::{compression, polars_schema};
+use tracelab_store::parquet::{polars_schema, ParquetFile, Written};
 
 /// Rows per batch and so per Parquet row group.
 pub const BATCH_ROWS: usize = 1 << 18;
@@ -108,58 +107,41 @@ impl Builder {
     }
 }
 
-/// A table whose Parquet file is complete under its partial name.
+/// A complete Parquet file: what was written and how many rows.
 #[derive(Debug)]
 pub struct Finished {
-    pub partial: PathBuf,
-    pub path: PathBuf,
+    pub written: Written,
     pub rows: u64,
 }
 
-/// Streams rows of one canonical table into `<dir>/<table>.parquet`.
+/// Streams rows of one canonical table into a Parquet file.
 pub struct TableWriter {
     table: &'static Table,
     builders: Vec<Builder>,
     rows_in_batch: usize,
     rows: u64,
     tx: Option<SyncSender<DataFrame>>,
-    worker: Option<JoinHandle<Result<()>>>,
-    partial: PathBuf,
+    worker: Option<JoinHandle<Result<Written>>>,
     path: PathBuf,
-}
-
-/// The hidden name a table is written under until it is complete.
-pub fn partial_path(dir: &Path, table: &Table) -> PathBuf {
-    dir.join(format!(".{}.partial", table.file_name()))
+    /// The writer thread's result once joined.
+    written: Option<Written>,
 }
 
 impl TableWriter {
-    pub fn create(dir: &Path, table: &'static Table) -> Result<TableWriter> {
-        TableWriter::create_at(partial_path(dir, table), dir.join(table.file_name()), table)
-    }
-
-    /// Writes `table` under `partial`, to be renamed to `path` by the caller.
-    pub fn create_at(partial: PathBuf, path: PathBuf, table: &'static Table) -> Result<TableWriter> {
-        let file = File::create(&partial).at(&partial)?;
-        let schema = polars_schema(table);
-        let writer = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
-            .with_compression(compression())
-            .batched(&schema)
-            .map_err(|e| Error::polars(format!("{}: start writing", partial.display()), e))?;
+    /// Writes `table` to `path`.
+    pub fn create(path: PathBuf, table: &'static Table) -> Result<TableWriter> {
+        let mut file = ParquetFile::create(&path, &polars_schema(table))?;
         // Three batches in flight let parsing run ahead while a row group is
         // encoded; with one, ingest of the full PAI trace took 25 % longer.
         let (tx, rx) = sync_channel::<DataFrame>(3);
-        let context = partial.display().to_string();
         let worker =
-            std::thread::Builder::new().name(format!("tl-write-{}", table.name)).spawn(move || -> Result<()> {
-                let mut writer = writer;
+            std::thread::Builder::new().name(format!("tl-write-{}", table.name)).spawn(move || -> Result<Written> {
                 for df in rx {
-                    writer.write_batch(&df).map_err(|e| Error::polars(context.clone(), e))?;
+                    file.write(&df)?;
                 }
-                writer.finish().map_err(|e| Error::polars(context, e))?;
-                Ok(())
+                file.finish()
             });
-        let worker = worker.map_err(|e| Error::io(&partial, e))?;
+        let worker = worker.map_err(|e| Error::io(&path, e))?;
         Ok(TableWriter {
             table,
             builders: fresh_builders(table),
@@ -167,8 +149,8 @@ impl TableWriter {
             rows: 0,
             tx: Some(tx),
             worker: Some(worker),
-            partial,
             path,
+            written: None,
         })
     }
 
@@ -204,7 +186,7 @@ impl TableWriter {
         let builders = std::mem::replace(&mut self.builders, fresh_builders(self.table));
         let columns: Vec<Column> = builders.into_iter().map(Builder::finish).collect();
         let df = DataFrame::new(self.rows_in_batch, columns)
-            .map_err(|e| Error::polars(self.partial.display().to_string(), e))?;
+            .map_err(|e| Error::polars(self.path.display().to_string(), e))?;
         self.rows_in_batch = 0;
         self.send(df)
     }
@@ -220,17 +202,18 @@ impl TableWriter {
 
     fn join(&mut self) -> Result<()> {
         drop(self.tx.take());
-        match self.worker.take() {
-            Some(handle) => handle.join().expect("parquet writer thread panicked"),
-            None => Ok(()),
+        if let Some(handle) = self.worker.take() {
+            self.written = Some(handle.join().expect("parquet writer thread panicked")?);
         }
+        Ok(())
     }
 
     /// Writes the last batch and the footer.
     pub fn finish(mut self) -> Result<Finished> {
         self.flush()?;
         self.join()?;
-        Ok(Finished { partial: self.partial.clone(), path: self.path.clone(), rows: self.rows })
+        let written = self.written.take().expect("the writer thread finished");
+        Ok(Finished { written, rows: self.rows })
     }
 }
 
@@ -241,7 +224,7 @@ fn fresh_builders(table: &Table) -> Vec<Builder> {
 impl Drop for TableWriter {
     fn drop(&mut self) {
         // An abandoned writer (an error elsewhere) leaves only its partial
-        // file, which no reader trusts and the next run removes.
+        // file, which its publication removes.
         let _ = self.join();
     }
 }

@@ -6,6 +6,14 @@
 //! Archives are read member by member as streams; nothing is extracted to
 //! disk. Every byte read is hashed (SHA-256) for the manifest and counted for
 //! the progress bar.
+//!
+//! Nothing is dropped silently: a gzip of several members is read to its
+//! end, data after the end of a tar archive, a zip holding one path twice
+//! and a zip member compressed with a method tracelab cannot read are
+//! errors naming the file; a broken symbolic link and a symbolic link to a
+//! folder (which could lead out of the tree, or in a circle) are listed as
+//! not read. Archive metadata (tar long names, PAX headers) is refused
+//! beyond [`Limits::max_meta_bytes`] instead of being read into memory.
 
 use std::fs::File;
 use std::io::{self, BufReader, Read};
@@ -14,6 +22,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 use super::prefetch::Prefetch;
+use super::Limits;
 
 use tracelab_schema::error::{Error, IoContext, Result};
 use tracelab_schema::raw;
@@ -63,9 +72,9 @@ pub fn discover(dir: &Path, store: &Path) -> Result<Discovery> {
         ));
     }
     let mut files = Vec::new();
-    walk(dir, dir, store, &mut files)?;
-    files.sort_by(|a, b| a.rel.cmp(&b.rel));
     let mut found = Discovery::default();
+    walk(dir, dir, store, &mut files, &mut found.ignored)?;
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
     for file in files {
         let trace = if is_marker(&file) { Some(marker_of(&file)?.trace) } else { classify(&file) };
         match trace {
@@ -76,11 +85,22 @@ pub fn discover(dir: &Path, store: &Path) -> Result<Discovery> {
             None => found.ignored.push(file.rel),
         }
     }
+    // A reference file alone is not a PAI trace.
+    if let Some(i) = found.traces.iter().position(|t| t.trace == Trace::Pai && t.files.iter().all(is_reference)) {
+        found.ignored.extend(found.traces.remove(i).files.into_iter().map(|f| f.rel));
+    }
     found.traces.sort_by_key(|t| t.trace);
+    found.ignored.sort();
     Ok(found)
 }
 
-fn walk(root: &Path, dir: &Path, store: &Path, out: &mut Vec<InputFile>) -> Result<()> {
+/// Files read with a trace that are not part of its download
+/// (`philly_runtime.csv`, read with PAI).
+fn is_reference(file: &InputFile) -> bool {
+    file.rel.rsplit('/').next() == Some(raw::pai::PHILLY_RUNTIME.file)
+}
+
+fn walk(root: &Path, dir: &Path, store: &Path, out: &mut Vec<InputFile>, ignored: &mut Vec<String>) -> Result<()> {
     for entry in std::fs::read_dir(dir).at(dir)? {
         let entry = entry.at(dir)?;
         let path = entry.path();
@@ -88,11 +108,21 @@ fn walk(root: &Path, dir: &Path, store: &Path, out: &mut Vec<InputFile>) -> Resu
         if name.starts_with('.') || same_path(&path, store) {
             continue;
         }
-        let meta = std::fs::metadata(&path).at(&path)?;
-        if meta.is_dir() {
-            walk(root, &path, store, out)?;
+        let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+        let symlink = entry.file_type().at(&path)?.is_symlink();
+        let meta = match std::fs::metadata(&path) {
+            Ok(m) => m,
+            Err(_) if symlink => {
+                ignored.push(format!("{rel} (a broken symbolic link)"));
+                continue;
+            }
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        if meta.is_dir() && symlink {
+            ignored.push(format!("{rel} (a symbolic link to a folder: not followed)"));
+        } else if meta.is_dir() {
+            walk(root, &path, store, out, ignored)?;
         } else if meta.is_file() {
-            let rel = path.strip_prefix(root).unwrap_or(&path).to_string_lossy().replace('\\', "/");
             let packing = packing_of(&name);
             out.push(InputFile { path, rel, bytes: meta.len(), packing });
         }
@@ -141,7 +171,7 @@ fn classify(file: &InputFile) -> Option<Trace> {
     let parent = file.rel.rsplit('/').nth(1).unwrap_or("");
     let pai_stems: Vec<&str> = raw::pai::TABLES.iter().map(|t| t.stem()).collect();
     let stem = name.trim_end_matches(".tar.gz").trim_end_matches(".csv").trim_end_matches(".header");
-    if pai_stems.contains(&stem) {
+    if pai_stems.contains(&stem) || name == raw::pai::PHILLY_RUNTIME.file {
         return Some(Trace::Pai);
     }
     if philly_member(name).is_some() || name == raw::philly::ARCHIVE {
@@ -202,7 +232,7 @@ impl<R: Read> Hashing<R> {
     /// the whole file, and returns the hex digest.
     pub fn finish(mut self) -> io::Result<(u64, String)> {
         io::copy(&mut self, &mut io::sink())?;
-        Ok((self.bytes, hex(&self.hasher.finalize())))
+        Ok((self.bytes, tracelab_store::manifest::hex(&self.hasher.finalize())))
     }
 }
 
@@ -214,10 +244,6 @@ impl<R: Read> Read for Hashing<R> {
         (self.tick)(n as u64);
         Ok(n)
     }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// SHA-256 of a whole file.
@@ -247,6 +273,7 @@ pub struct Member<'r> {
 /// corrupt or truncated archive.
 pub fn for_each_member(
     file: &InputFile,
+    limits: &Limits,
     tick: Box<dyn FnMut(u64) + Send>,
     mut visit: impl FnMut(Member<'_>) -> Result<()>,
 ) -> Result<Digest256> {
@@ -257,7 +284,8 @@ pub fn for_each_member(
     let gunzip = file.packing == Packing::TarGz;
     let mut bytes = Prefetch::spawn(path, gunzip, tick).at(path)?;
     if gunzip {
-        visit_tar(file, &mut bytes, &mut visit).map_err(|e| archive_error(file, e))?;
+        visit_tar(file, &mut bytes, limits.max_meta_bytes, &mut visit).map_err(|e| archive_error(file, e))?;
+        nothing_after_the_archive(file, &mut bytes)?;
     } else {
         visit(Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut bytes })?;
     }
@@ -265,20 +293,88 @@ pub fn for_each_member(
     Ok(Digest256 { file: file.rel.clone(), bytes: read, sha256 })
 }
 
-/// Walks the members of an (already inflated) tar stream.
-fn visit_tar<R: Read>(file: &InputFile, reader: R, visit: &mut impl FnMut(Member<'_>) -> Result<()>) -> Result<()> {
+/// Walks the members of an (already inflated) tar stream. The entries are
+/// taken raw, so that a GNU long name or a PAX header is measured before it
+/// is read (the tar crate reads them whole into memory).
+fn visit_tar<R: Read>(
+    file: &InputFile,
+    reader: R,
+    max_meta: usize,
+    visit: &mut impl FnMut(Member<'_>) -> Result<()>,
+) -> Result<()> {
     let mut archive = tar::Archive::new(reader);
-    let entries = archive.entries().at(&file.path)?;
+    let entries = archive.entries().at(&file.path)?.raw(true);
+    let mut long_name: Option<String> = None;
     for entry in entries {
         let mut entry = entry.at(&file.path)?;
-        if !entry.header().entry_type().is_file() {
+        let kind = entry.header().entry_type();
+        if kind.is_gnu_longname() || kind.is_gnu_longlink() || kind.is_pax_local_extensions() {
+            let data = read_tar_meta(file, &mut entry, max_meta)?;
+            if kind.is_gnu_longname() {
+                long_name = Some(String::from_utf8_lossy(&data).trim_end_matches('\0').to_string());
+            } else if kind.is_pax_local_extensions() {
+                long_name = pax_path(&data).or(long_name);
+            }
             continue;
         }
-        let name = entry.path().at(&file.path)?.to_string_lossy().into_owned();
+        if kind.is_pax_global_extensions() {
+            read_tar_meta(file, &mut entry, max_meta)?;
+            continue;
+        }
+        let name = match long_name.take() {
+            Some(n) => n,
+            None => entry.path().at(&file.path)?.to_string_lossy().into_owned(),
+        };
+        if !kind.is_file() {
+            continue;
+        }
         let label = format!("{}!{name}", file.rel);
         visit(Member { name, label, reader: &mut entry })?;
     }
     Ok(())
+}
+
+/// The data of a metadata entry, refused beyond `max` bytes.
+fn read_tar_meta<R: Read>(file: &InputFile, entry: &mut tar::Entry<'_, R>, max: usize) -> Result<Vec<u8>> {
+    let size = entry.size();
+    if size > max as u64 {
+        return Err(Error::input(
+            &file.rel,
+            format!(
+                "a tar metadata entry (long name or PAX header) of {size} bytes, more than the limit of {max}; \
+                 expected a .tar.gz as downloaded"
+            ),
+        ));
+    }
+    let mut data = Vec::with_capacity(size as usize);
+    entry.read_to_end(&mut data).at(&file.path)?;
+    Ok(data)
+}
+
+/// The `path` of a PAX extended header.
+fn pax_path(data: &[u8]) -> Option<String> {
+    tar::PaxExtensions::new(data)
+        .filter_map(std::result::Result::ok)
+        .find(|e| e.key_bytes() == b"path")
+        .map(|e| String::from_utf8_lossy(e.value_bytes()).into_owned())
+}
+
+/// After the tar's end marker only zero padding may follow: anything else
+/// is a second archive or garbage that would otherwise go unread.
+fn nothing_after_the_archive(file: &InputFile, rest: &mut dyn Read) -> Result<()> {
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = rest.read(&mut buf).map_err(|e| archive_error(file, Error::io(&file.path, e)))?;
+        if n == 0 {
+            return Ok(());
+        }
+        if buf[..n].iter().any(|&b| b != 0) {
+            return Err(Error::input(
+                &file.rel,
+                "data after the end of the tar archive (a second archive appended?); expected one .tar.gz as downloaded",
+            ));
+        }
+    }
 }
 
 fn visit_zip(
@@ -291,24 +387,63 @@ fn visit_zip(
     let path = &file.path;
     let sha256 = sha256_file_with(path, tick)?;
     let opened = File::open(path).at(path)?;
-    let mut archive = zip::ZipArchive::new(BufReader::new(opened))
-        .map_err(|e| Error::input(&file.rel, format!("corrupt zip archive ({e}); expected a zip as downloaded")))?;
+    let mut archive = zip::ZipArchive::new(BufReader::new(opened)).map_err(|e| zip_error(file, e))?;
+    if archive.has_duplicate_names() {
+        // The zip crate keeps only the last member of a name.
+        return Err(Error::input(&file.rel, "holds two members with the same path; expected each file once"));
+    }
     // Members are visited in name order (zip allows any order), so the
     // tables come out the same as from the extracted folder.
     let mut order: Vec<(String, usize)> =
         (0..archive.len()).filter_map(|i| Some((archive.name_for_index(i)?.ok()?.into_owned(), i))).collect();
     order.sort();
     for (name, i) in order {
-        let mut entry = archive
-            .by_index(i)
-            .map_err(|e| Error::input(&file.rel, format!("corrupt zip archive ({e}); expected a zip as downloaded")))?;
+        let mut entry = archive.by_index(i).map_err(|e| zip_error(file, e).with_member(&name))?;
         if !entry.is_file() {
             continue;
+        }
+        let method = entry.compression();
+        if !matches!(method, zip::CompressionMethod::Stored | zip::CompressionMethod::Deflated) {
+            return Err(unreadable_zip(file, format!("{method} compression")).with_member(&name));
         }
         let label = format!("{}!{name}", file.rel);
         visit(Member { name, label, reader: &mut entry }).map_err(|e| archive_error(file, e))?;
     }
     Ok(Digest256 { file: file.rel.clone(), bytes: file.bytes, sha256 })
+}
+
+/// A zip that cannot be opened: damaged, or packed in a way tracelab does
+/// not read (it reads stored and deflate members).
+fn zip_error(file: &InputFile, e: zip::result::ZipError) -> Error {
+    use zip::result::ZipError;
+    match e {
+        ZipError::UnsupportedArchive(_) | ZipError::CompressionMethodNotSupported(_) => unreadable_zip(file, e),
+        _ => Error::input(&file.rel, format!("corrupt zip archive ({e}); expected a zip as downloaded")),
+    }
+}
+
+fn unreadable_zip(file: &InputFile, detail: impl std::fmt::Display) -> Error {
+    Error::input(
+        &file.rel,
+        format!(
+            "uses a zip feature or compression tracelab cannot read ({detail}); tracelab reads stored and \
+             deflate members: re-create the zip with deflate"
+        ),
+    )
+}
+
+trait WithMember {
+    fn with_member(self, member: &str) -> Error;
+}
+
+impl WithMember for Error {
+    /// Names the member an archive error is about.
+    fn with_member(self, member: &str) -> Error {
+        match self {
+            Error::Input { file, problem } => Error::Input { file: format!("{file}!{member}"), problem },
+            other => other,
+        }
+    }
 }
 
 /// Low-level read errors inside an archive mean the archive is damaged.

@@ -11,10 +11,16 @@ use tracelab_schema::civil::parse_naive_secs;
 
 const US: i64 = 1_000_000;
 
+/// PAI offsets must stay below this: about 2^63 microseconds, where the
+/// timestamps end. A larger one used to saturate to the largest timestamp
+/// (so that two of them compared equal and an end before its start went
+/// through).
+pub const PAI_MAX_OFFSET_S: f64 = 9.2e12;
+
 /// PAI: offset seconds (`4550879.0`) to UTC microseconds at the same offset
 /// from the epoch, so that Asia/Shanghai local time has the true time of day
-/// and weekday. Empty and 0 mean "not recorded" (null). Negative offsets are
-/// an error.
+/// and weekday. Empty and 0 mean "not recorded" (null). Negative offsets and
+/// offsets of [`PAI_MAX_OFFSET_S`] or more are an error.
 pub fn pai_offset(s: &str) -> Result<Option<i64>, &'static str> {
     if s.is_empty() {
         return Ok(None);
@@ -22,6 +28,9 @@ pub fn pai_offset(s: &str) -> Result<Option<i64>, &'static str> {
     let v = super::record::parse_finite(s).ok_or("expected offset seconds (a number) or an empty field")?;
     if v < 0.0 {
         return Err("expected non-negative offset seconds");
+    }
+    if v >= PAI_MAX_OFFSET_S {
+        return Err("offset seconds out of range: expected less than 9.2e12 (where microsecond timestamps end)");
     }
     if v == 0.0 {
         return Ok(None);
@@ -97,6 +106,8 @@ mod tests {
         assert_eq!(pai_offset("0.0"), Ok(None));
         assert_eq!(pai_offset(""), Ok(None));
         assert!(pai_offset("-5").is_err());
+        assert_eq!(pai_offset("9.1e12"), Ok(Some(9_100_000_000_000 * US)));
+        assert!(pai_offset("9.2e12").is_err() && pai_offset("1e300").is_err());
         assert!(pai_offset("soon").is_err());
     }
 

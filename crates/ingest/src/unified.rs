@@ -1,39 +1,38 @@
-//! Builds the unified cross-trace `jobs` table (`<store>/jobs.parquet`,
-//! declared in `schema::unified`) from the per-trace tables of the store,
-//! with Polars lazy queries. Only trace folders with a manifest (complete
-//! ingests) contribute.
-
-use std::path::Path;
+//! Builds the unified cross-trace `jobs` table (declared in
+//! `schema::unified`) from the per-trace tables of the store, with Polars
+//! lazy queries, and publishes it through the store with the trace
+//! manifests it was built from. Only published traces (with a valid
+//! manifest) contribute.
 
 use polars::prelude::*;
 
 use super::sink::{TableWriter, BATCH_ROWS};
-use tracelab_schema::error::{Error, IoContext, Result};
-use tracelab_schema::{raw, status, unified, Trace};
-use tracelab_store::manifest::Manifest;
+use tracelab_schema::error::{Error, Result};
+use tracelab_schema::{find_table, raw, status, unified, Trace};
 use tracelab_store::parquet::dtype;
+use tracelab_store::publish::StoreWriter;
 
-pub fn exists(store: &Path) -> bool {
-    store.join(unified::JOBS.file_name()).exists()
-}
-
-/// Rebuilds `<store>/jobs.parquet`; returns the rows contributed per trace.
-/// Each trace's rows are computed, written and dropped before the next
-/// trace's: holding all of them at once took 2.6 GB at full scale.
-pub fn rebuild(store: &Path) -> Result<Vec<(String, u64)>> {
-    let path = store.join(unified::JOBS.file_name());
-    let mut writer = TableWriter::create(store, &unified::JOBS)?;
+/// Rebuilds and publishes the unified table; returns the rows contributed
+/// per trace. Each trace's rows are computed, written and dropped before
+/// the next trace's: holding all of them at once took 2.6 GB at full scale.
+pub fn rebuild(store: &StoreWriter) -> Result<Vec<(String, u64)>> {
+    let publication = store.begin_unified()?;
+    let staged = publication.stage(&unified::JOBS);
+    let mut writer = TableWriter::create(staged.path.clone(), &unified::JOBS)?;
     let mut counts = Vec::new();
     for trace in Trace::ALL {
-        let dir = store.join(trace.name());
-        if Manifest::load(&dir).is_none() {
+        if store.manifest(trace).is_none() {
             continue;
         }
+        let tables = Tables { store, trace };
         let mut rows = 0;
-        for part in trace_parts(trace, &dir) {
-            let df = part
-                .and_then(|lf| lf.collect())
-                .map_err(|e| Error::polars(format!("{}: building the unified jobs rows", dir.display()), e))?;
+        for part in trace_parts(trace, &tables) {
+            let df = part.and_then(|lf| lf.collect()).map_err(|e| {
+                Error::polars(
+                    format!("{}: building the unified jobs rows", store.root().join(trace.name()).display()),
+                    e,
+                )
+            })?;
             rows += df.height() as u64;
             for offset in (0..df.height()).step_by(BATCH_ROWS) {
                 let mut slice = df.slice(offset as i64, BATCH_ROWS);
@@ -44,12 +43,22 @@ pub fn rebuild(store: &Path) -> Result<Vec<(String, u64)>> {
         counts.push((trace.name().to_string(), rows));
     }
     let finished = writer.finish()?;
-    std::fs::rename(&finished.partial, &path).at(&path)?;
+    publication.commit_unified(counts.clone(), (staged, finished.written))?;
     Ok(counts)
 }
 
-fn scan(dir: &Path, table: &str) -> PolarsResult<LazyFrame> {
-    let path = dir.join(format!("{table}.parquet"));
+/// The published tables of one trace.
+struct Tables<'a> {
+    store: &'a StoreWriter,
+    trace: Trace,
+}
+
+fn scan(tables: &Tables<'_>, name: &str) -> PolarsResult<LazyFrame> {
+    let table = find_table(tables.trace, name).expect("a table of the trace");
+    let path = tables
+        .store
+        .published(table)
+        .ok_or_else(|| polars_err!(ComputeError: "{} is not published", table.qualified_name()))?;
     LazyFrame::scan_parquet(PlRefPath::new(path.to_string_lossy().as_ref()), ScanArgsParquet::default())
 }
 
@@ -58,7 +67,7 @@ fn scan(dir: &Path, table: &str) -> PolarsResult<LazyFrame> {
 /// jobs at once peaked at 1.5 GB), the other traces whole. Each part is
 /// sorted by a unique key of its own, so the output does not depend on how
 /// the joins ordered the rows.
-fn trace_parts(trace: Trace, dir: &Path) -> Vec<PolarsResult<LazyFrame>> {
+fn trace_parts(trace: Trace, dir: &Tables<'_>) -> Vec<PolarsResult<LazyFrame>> {
     let cols: Vec<Expr> = unified::JOBS.columns.iter().map(|c| col(c.name).cast(dtype(c.ty))).collect();
     let parts = match trace {
         Trace::Pai => vec![pai_jobs(dir)],
@@ -101,7 +110,7 @@ fn left_join(a: LazyFrame, b: LazyFrame, on_a: &str, on_b: &str) -> LazyFrame {
 /// times `inst_num`), start = first instance start, group from the tag table
 /// (the user when untagged, as the notebook's `get_dfa` does; the smallest
 /// tag if a job has several tag rows).
-fn pai_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
+fn pai_jobs(dir: &Tables<'_>) -> PolarsResult<LazyFrame> {
     let tasks = scan(dir, "task")?.group_by([col("job_name")]).agg([
         (col("inst_num").cast(DataType::Float64) * col("plan_gpu_pct") / lit(100.0)).sum().alias("gpus_requested"),
         (col("inst_num").cast(DataType::Float64) * col("plan_cpu_pct") / lit(100.0)).sum().alias("cpus_requested"),
@@ -147,7 +156,7 @@ fn pai_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
 }
 
 /// Philly: the notebook's per-job definitions, already in `philly/jobs`.
-fn philly_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
+fn philly_jobs(dir: &Tables<'_>) -> PolarsResult<LazyFrame> {
     let lf = scan(dir, "jobs")?.select([
         lit("philly").alias("trace"),
         lit("philly").alias("cluster"),
@@ -175,7 +184,7 @@ fn philly_jobs(dir: &Path) -> PolarsResult<LazyFrame> {
 }
 
 /// Helios, one cluster: raw columns, the VC as the group.
-fn helios_jobs(dir: &Path, cluster: &str) -> PolarsResult<LazyFrame> {
+fn helios_jobs(dir: &Tables<'_>, cluster: &str) -> PolarsResult<LazyFrame> {
     let jobs = sorted(scan(dir, "jobs")?.filter(col("cluster").eq(lit(cluster))), &["submit_time", "job_id"]);
     let lf = jobs.select([
         lit("helios").alias("trace"),

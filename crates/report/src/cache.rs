@@ -1,22 +1,23 @@
 //! The report's result cache, so that a second `tracelab report` over an
 //! unchanged store re-renders in seconds instead of re-running every
-//! analysis. Entries live in `<store>/.cache/report/`:
-//! - `run-<key>.json`: an analysis run's title, definition, parameters and
-//!   headline numbers;
-//! - `fig-<key>.json`: one figure's rendered SVG or table, its CSV and its
-//!   caption notes.
+//! analysis. Entries live in the store's cache (kind `report`,
+//! [`tracelab_store::cache`]), one per key:
+//! - a run entry's `run.json`: an analysis run's title, definition,
+//!   parameters and headline numbers;
+//! - a figure entry's `fig.json`: one figure's rendered SVG or table, its
+//!   CSV and its caption notes.
 //!
-//! A run key hashes the tracelab binary's identity (its size and mtime: any
-//! rebuild invalidates), the store's content (every trace's ingest
-//! manifest, which lists the inputs' sha256) and the analysis id and
-//! parameters; a figure key adds the figure's spec text. Entries are written
-//! to a temporary file and renamed, so concurrent runs are safe; a cache
-//! that cannot be written is skipped, never an error.
-
-use std::path::{Path, PathBuf};
+//! The store makes every key from its content fingerprint (its manifests,
+//! which list the inputs' and the tables' SHA-256) and the tracelab
+//! version; a run key adds the tracelab binary's identity (its size and
+//! mtime: any rebuild invalidates) and the analysis id and parameters; a
+//! figure key adds the figure's spec text. The store writes entries
+//! atomically, so concurrent runs are safe; a cache that cannot be written
+//! is skipped, never an error.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
+use tracelab_store::cache::CacheKind;
+use tracelab_store::Store;
 
 use super::figure::FigureOut;
 use super::summary::HeadlineRow;
@@ -30,66 +31,66 @@ pub struct RunEntry {
 }
 
 pub struct Cache {
-    dir: Option<PathBuf>,
-    /// Hash of the binary and the store content.
-    base: String,
+    /// `None` when disabled.
+    store: Option<Store>,
+    binary: String,
+    /// What else the cached results depend on (the report's notes about
+    /// missing traces).
+    identity: String,
 }
 
+const RUN: &str = "run.json";
+const FIG: &str = "fig.json";
+
 impl Cache {
-    /// A cache under `store_root`, or a disabled one.
-    pub fn new(store_root: &Path, store_fingerprint: &str, enabled: bool) -> Cache {
-        let dir = enabled.then(|| store_root.join(".cache").join("report"));
-        Cache { dir, base: hash(&[&binary_identity(), store_fingerprint]) }
+    /// The cache of `store`, or a disabled one; `identity` is what else the
+    /// cached results depend on.
+    pub fn new(store: &Store, identity: &str, enabled: bool) -> Cache {
+        Cache { store: enabled.then(|| store.clone()), binary: binary_identity(), identity: identity.to_string() }
     }
 
+    /// A run's key; a disabled cache still gives keys (figure keys build on
+    /// them), from an empty fingerprint.
     pub fn run_key(&self, analysis: &str, params: &[(String, String)]) -> String {
         let p: Vec<String> = params.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        hash(&[&self.base, analysis, &p.join("\n")])
+        self.key(&["run", &self.binary, &self.identity, analysis, &p.join("\n")])
     }
 
-    pub fn fig_key(run_key: &str, figure_source: &str) -> String {
-        hash(&[run_key, figure_source])
+    pub fn fig_key(&self, run_key: &str, figure_source: &str) -> String {
+        self.key(&["fig", run_key, figure_source])
+    }
+
+    fn key(&self, parts: &[&str]) -> String {
+        let fingerprint = self.store.as_ref().map_or("", Store::fingerprint);
+        tracelab_store::cache::key(CacheKind::Report, fingerprint, parts)
     }
 
     pub fn get_run(&self, key: &str) -> Option<RunEntry> {
-        self.read(&format!("run-{key}.json"))
+        self.read(key, RUN)
     }
 
     pub fn put_run(&self, key: &str, entry: &RunEntry) {
-        self.write(&format!("run-{key}.json"), entry);
+        self.write(key, RUN, entry);
     }
 
     pub fn get_fig(&self, key: &str) -> Option<FigureOut> {
-        self.read(&format!("fig-{key}.json"))
+        self.read(key, FIG)
     }
 
     pub fn put_fig(&self, key: &str, f: &FigureOut) {
-        self.write(&format!("fig-{key}.json"), f);
+        self.write(key, FIG, f);
     }
 
-    fn read<T: for<'de> Deserialize<'de>>(&self, name: &str) -> Option<T> {
-        let bytes = std::fs::read(self.dir.as_ref()?.join(name)).ok()?;
+    fn read<T: for<'de> Deserialize<'de>>(&self, key: &str, name: &str) -> Option<T> {
+        let bytes = self.store.as_ref()?.cache_entry(CacheKind::Report, key).read(name)?;
         serde_json::from_slice(&bytes).ok()
     }
 
-    fn write<T: Serialize>(&self, name: &str, value: &T) {
-        let Some(dir) = &self.dir else { return };
+    fn write<T: Serialize>(&self, key: &str, name: &str, value: &T) {
+        let Some(store) = &self.store else { return };
         let Ok(bytes) = serde_json::to_vec(value) else { return };
-        let tmp = dir.join(format!(".{name}.{}", std::process::id()));
-        let ok = std::fs::create_dir_all(dir).and_then(|_| std::fs::write(&tmp, bytes));
-        if ok.and_then(|_| std::fs::rename(&tmp, dir.join(name))).is_err() {
-            let _ = std::fs::remove_file(&tmp);
-        }
+        let _ = store.cache_entry(CacheKind::Report, key).write(name, &bytes);
     }
-}
-
-fn hash(parts: &[&str]) -> String {
-    let mut h = Sha256::new();
-    for p in parts {
-        h.update((p.len() as u64).to_le_bytes());
-        h.update(p.as_bytes());
-    }
-    h.finalize().iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
 
 /// The running binary's size and modification time: changes with every
@@ -111,19 +112,21 @@ mod tests {
     use super::*;
     use crate::figure::Rendered;
     use crate::tables::TextTable;
+    use crate::tests::tiny_store;
 
     #[test]
     fn entries_round_trip_and_keys_separate_inputs() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path(), "store-a", true);
+        let (_dir, store) = tiny_store("a");
+        let cache = Cache::new(&store, "", true);
         let k = cache.run_key("pai.x", &[("bin".into(), "5m".into())]);
         assert_ne!(k, cache.run_key("pai.x", &[("bin".into(), "1h".into())]));
-        assert_ne!(k, Cache::new(dir.path(), "store-b", true).run_key("pai.x", &[("bin".into(), "5m".into())]));
+        let (_other_dir, other) = tiny_store("b");
+        assert_ne!(k, Cache::new(&other, "", true).run_key("pai.x", &[("bin".into(), "5m".into())]));
         assert!(cache.get_run(&k).is_none());
         let entry = RunEntry { title: "t".into(), definition: "d".into(), params: vec![], headlines: vec![] };
         cache.put_run(&k, &entry);
         assert_eq!(cache.get_run(&k), Some(entry));
-        let fk = Cache::fig_key(&k, "id = \"a\"");
+        let fk = cache.fig_key(&k, "id = \"a\"");
         let table = TextTable { columns: vec!["a".into()], rows: vec![vec!["1".into()]] };
         let t = FigureOut { rendered: Rendered::Table(table), csv: Some("x\n1\n".into()), notes: vec!["n".into()] };
         cache.put_fig(&fk, &t);
@@ -132,8 +135,8 @@ mod tests {
 
     #[test]
     fn a_disabled_cache_stores_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let cache = Cache::new(dir.path(), "s", false);
+        let (dir, store) = tiny_store("s");
+        let cache = Cache::new(&store, "", false);
         let k = cache.run_key("a", &[]);
         cache.put_fig(&k, &FigureOut { rendered: Rendered::Svg("<svg/>".into()), csv: None, notes: vec![] });
         assert!(cache.get_fig(&k).is_none());

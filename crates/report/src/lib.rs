@@ -63,7 +63,6 @@ pub struct Plan {
     /// A generation time to print (`--stamp`); none keeps the output
     /// independent of the time of the run.
     pub stamp: Option<String>,
-    pub philly_runtime_csv: Option<PathBuf>,
 }
 
 /// The figure formats besides SVG (and its CSV), which are always written.
@@ -211,21 +210,21 @@ pub fn generate(plan: &Plan, progress: &dyn Fn(Event)) -> Result<(Files, Stats)>
     Ok((files::assemble(plan, &data, &reports)?, stats))
 }
 
-/// Every ingest manifest of the store: the report's inputs section and its
-/// cache identity.
+/// Every ingest manifest of the store: the report's inputs section. The
+/// list of the store's own files (Parquet sizes and hashes) is left out:
+/// the report states what it was made from, and Parquet bytes may change
+/// with the writer where the inputs and the numbers do not.
 fn manifests(store: &Store) -> Vec<(String, Value)> {
-    Trace::ALL
+    store
+        .manifests()
         .iter()
-        .filter(|t| store.has_trace(**t))
-        .filter_map(|t| {
-            let text = std::fs::read_to_string(store.root().join(t.name()).join("manifest.json")).ok()?;
-            Some((t.name().to_string(), serde_json::from_str(&text).ok()?))
+        .filter(|(t, _)| store.has_trace(*t))
+        .map(|(t, m)| {
+            let mut v = serde_json::to_value(m).expect("a manifest serializes");
+            v.as_object_mut().map(|o| o.remove("files"));
+            (t.name().to_string(), v)
         })
         .collect()
-}
-
-fn store_fingerprint(store: &Store) -> String {
-    manifests(store).iter().map(|(t, m)| format!("{t}\n{m}\n")).collect()
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@ use super::figure::{self, Env, FigureOut, Rendered};
 use super::inputs::{markers, source_line};
 use super::spec::{self, params_of, FigureSpec, Spec};
 use super::summary::HeadlineRow;
-use super::{store_fingerprint, Data, Event, FigureReport, Plan, SpecReport, Stats};
+use super::{Data, Event, FigureReport, Plan, SpecReport, Stats};
 
 /// A figure's place: (spec index, figure index).
 type Slot = (usize, usize);
@@ -52,9 +52,9 @@ pub fn run_all(plan: &Plan, data: &Data, reports: &mut [SpecReport], progress: &
     let runs = group_runs(plan, reports);
     // The reasons for missing traces are part of the figures' notes, so
     // they are part of the cache's identity too.
-    let fingerprint = format!("{}{:?}{:?}", store_fingerprint(&data.store), data.missing, data.missing_clusters);
-    let cache = Cache::new(data.store.root(), &fingerprint, plan.cache);
-    let ctx = Ctx::new(data.store.clone(), plan.philly_runtime_csv.clone());
+    let identity = format!("{:?}{:?}", data.missing, data.missing_clusters);
+    let cache = Cache::new(&data.store, &identity, plan.cache);
+    let ctx = Ctx::new(data.store.clone());
     let mut stats = Stats::default();
     let total = runs.len();
     for (index, ((analysis, params), slots)) in runs.into_iter().enumerate() {
@@ -114,7 +114,7 @@ impl Run<'_> {
     /// else by running the analysis once.
     fn run_or_reuse(&self, (analysis, params): (&str, &[(String, String)]), slots: &[Slot]) -> Result<RunResult> {
         let fig_keys: Vec<String> =
-            slots.iter().map(|&(s, f)| Cache::fig_key(self.key, figure_source(self.plan, s, f))).collect();
+            slots.iter().map(|&(s, f)| self.cache.fig_key(self.key, figure_source(self.plan, s, f))).collect();
         if let Some(entry) = self.cache.get_run(self.key) {
             let figs: Option<Vec<FigureOut>> = fig_keys.iter().map(|k| self.cache.get_fig(k)).collect();
             if let Some(figs) = figs {

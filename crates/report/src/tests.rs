@@ -295,3 +295,22 @@ fn the_built_in_specs_cover_every_registered_analysis() {
         tracelab_analysis::registry().iter().map(|a| a.id).filter(|id| !used.contains(id)).collect();
     assert!(missing.is_empty(), "analyses in no spec: {}", missing.join(", "));
 }
+
+/// A store holding one empty Helios table, its manifest noting `note`
+/// (another note, another store content).
+pub(crate) fn tiny_store(note: &str) -> (tempfile::TempDir, Store) {
+    use tracelab_store::manifest::Manifest;
+    use tracelab_store::parquet::{polars_schema, ParquetFile};
+    let dir = tempfile::tempdir().unwrap();
+    let mut writer = tracelab_store::publish::StoreWriter::open(dir.path(), &|_| {}).unwrap();
+    writer.exclusive(&|_| {}).unwrap();
+    let publication = writer.begin(Trace::Helios).unwrap();
+    let table = &tracelab_schema::helios::VC_GPUS;
+    let staged = publication.stage(table);
+    let written = ParquetFile::create(&staged.path, &polars_schema(table)).unwrap().finish().unwrap();
+    let manifest = Manifest::new(Trace::Helios, vec![], vec![], 0, vec![note.to_string()]);
+    publication.commit_trace(manifest, vec![(staged, written)]).unwrap();
+    drop(writer);
+    let store = Store::open(dir.path()).unwrap();
+    (dir, store)
+}

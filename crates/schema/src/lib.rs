@@ -182,6 +182,7 @@ impl Table {
             (Some(Trace::Pai), "group_tag") => "pai_group_tags",
             (Some(Trace::Pai), "machine_spec") => "pai_machines",
             (Some(Trace::Pai), "machine_metric") => "pai_machine_metrics",
+            (Some(Trace::Pai), "philly_runtimes") => "pai_philly_runtimes",
             (Some(Trace::Pai), _) => "pai_rejects",
             (Some(Trace::Philly), "jobs") => "philly_jobs",
             (Some(Trace::Philly), "attempts") => "philly_attempts",
@@ -218,7 +219,7 @@ pub static REJECTS_COLUMNS: &[Column] = &[
         "1-based line of the record in its file (for JSON records, the line where the record starts).",
     ),
     col("column", ColType::Str, "", "Raw column (or JSON path) at fault; `*` when the whole record is at fault."),
-    col("raw_value", ColType::Str, "", "The offending raw text, cut to 200 characters."),
+    col("raw_value", ColType::Str, "", "The offending raw text, cut to 200 characters (then marked `...`)."),
     col("reason", ColType::Str, "", "What was expected."),
 ];
 

@@ -142,6 +142,14 @@ pub static MACHINE_METRIC: Table = Table {
     ],
 };
 
+pub static PHILLY_RUNTIMES: Table = Table {
+    trace: T,
+    name: "philly_runtimes",
+    doc: "The Philly job runtimes the PAI authors compare PAI's with (NSDI'22 Fig 4a; `philly_runtime.csv` from their analysis folder, 83,154 jobs), read when that file is beside the PAI tables; empty otherwise.",
+    key: &[],
+    columns: &[col("runtime_s", F64, "s", "One Philly job's runtime, as in the file (non-negative).")],
+};
+
 pub static REJECTS: Table = Table {
     trace: T,
     name: "rejects",
@@ -150,4 +158,5 @@ pub static REJECTS: Table = Table {
     columns: REJECTS_COLUMNS,
 };
 
-pub static TABLES: &[&Table] = &[&JOB, &TASK, &INSTANCE, &SENSOR, &GROUP_TAG, &MACHINE_SPEC, &MACHINE_METRIC, &REJECTS];
+pub static TABLES: &[&Table] =
+    &[&JOB, &TASK, &INSTANCE, &SENSOR, &GROUP_TAG, &MACHINE_SPEC, &MACHINE_METRIC, &PHILLY_RUNTIMES, &REJECTS];

@@ -130,6 +130,10 @@ pub mod pai {
     /// All seven tables in the order of the owners' README.
     pub const TABLES: [&RawCsv; 7] = [&JOB, &TASK, &INSTANCE, &SENSOR, &GROUP_TAG, &MACHINE_SPEC, &MACHINE_METRIC];
 
+    /// `philly_runtime.csv`, shipped in the PAI repository's analysis
+    /// folder: a `runtime` header, then one Philly job runtime (s) a line.
+    pub const PHILLY_RUNTIME: RawCsv = RawCsv { file: "philly_runtime.csv", columns: &["runtime"], has_header: true };
+
     /// The `.header` file that accompanies a table.
     pub fn header_file(table: &RawCsv) -> String {
         format!("{}.header", table.stem())

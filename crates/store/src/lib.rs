@@ -1,29 +1,52 @@
 //! The store: the one owner of what tracelab keeps on disk. A store is the
 //! folder `tracelab ingest` writes (`<store>/<trace>/<table>.parquet`, each
-//! trace's manifest, `<store>/jobs.parquet`); ingest, analyses, queries and
-//! reports reach its files only through this crate, so the layout, the
-//! Parquet settings and the publication rules are known in one place.
+//! trace's manifest, `<store>/jobs.parquet` and its manifest, the caches);
+//! ingest, analyses, queries and reports reach its files only through this
+//! crate, so the layout, the Parquet settings, the locking and the
+//! publication rules are known in one place.
 //!
-//! - [`Store`]: opening a store, the tables present, lazy scans;
+//! - [`Store`]: opening a store to read (shared lock, every manifest
+//!   checked), the tables present, lazy scans, the manifests, the content
+//!   fingerprint and the caches;
+//! - [`publish`]: writing a store (exclusive lock, atomic publication);
 //! - [`manifest`]: what each trace folder was made from and holds;
+//! - [`cache`]: derived frames and report results, keyed one way;
 //! - [`parquet`]: how every Parquet file is written;
-//! - [`atomic`]: replacing a file so readers never see half of it.
+//! - [`lock`], [`atomic`], [`fault`]: the store's lock, atomic file
+//!   replacement and the tests' crash hook.
 
 pub mod atomic;
+pub mod cache;
+pub mod fault;
+mod inspect;
+mod layout;
+pub mod lock;
 pub mod manifest;
 pub mod parquet;
+pub mod publish;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use polars::prelude::*;
 
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{self as schema, Table, Trace};
 
-/// An ingested store on disk.
+use cache::{CacheEntry, CacheKind};
+use inspect::{inspect, TraceState, UnifiedState};
+use lock::{Mode, StoreLock};
+use manifest::{Manifest, StoreManifest};
+
+/// An ingested store on disk, open for reading. Clones share one shared
+/// lock, held until the last clone is dropped.
 #[derive(Debug, Clone)]
 pub struct Store {
     root: PathBuf,
+    _lock: Arc<StoreLock>,
+    manifests: Vec<(Trace, Manifest)>,
+    unified: Option<StoreManifest>,
+    fingerprint: String,
     /// The traces this view shows (`Store::only`); `None`: all of them.
     only: Option<Vec<Trace>>,
 }
@@ -36,15 +59,47 @@ pub struct StoredTable {
 }
 
 impl Store {
-    /// Opens a store; fails when the folder holds no ingested table at all.
+    /// Opens a store, waiting silently while an ingest writes it.
     pub fn open(root: impl Into<PathBuf>) -> Result<Store> {
-        let store = Store { root: root.into(), only: None };
-        if !store.root.is_dir() {
+        Store::open_with(root, &|_| {})
+    }
+
+    /// Opens a store: takes its lock shared (telling `wait` why when an
+    /// ingest holds it) and checks every manifest. Fails when the folder is
+    /// not a store, holds no table, or holds a trace or a `jobs` table no
+    /// valid manifest vouches for (an interrupted ingest, an older format,
+    /// files changed since).
+    pub fn open_with(root: impl Into<PathBuf>, wait: &dyn Fn(&str)) -> Result<Store> {
+        let root = root.into();
+        if !root.is_dir() {
             return Err(Error::Usage(format!(
                 "{}: no such store; run `tracelab ingest <trace-dir>` first (the store is <trace-dir>/.tracelab unless --out was given)",
-                store.root.display()
+                root.display()
             )));
         }
+        let lock = StoreLock::acquire(&root, Mode::Shared, wait)?;
+        let now = inspect(&root);
+        let mut manifests = Vec::new();
+        let mut fingerprint = String::new();
+        for (trace, state) in now.traces {
+            match state {
+                TraceState::Absent => {}
+                TraceState::Invalid(why) => return Err(untrusted(&root, trace.name(), &why)),
+                TraceState::Valid(m, sha) => {
+                    fingerprint.push_str(&format!("{} {sha}\n", trace.name()));
+                    manifests.push((trace, m));
+                }
+            }
+        }
+        let unified = match now.unified {
+            UnifiedState::Absent => None,
+            UnifiedState::Stale(why) => return Err(untrusted(&root, "jobs", &why)),
+            UnifiedState::Current(m, sha) => {
+                fingerprint.push_str(&format!("jobs {sha}\n"));
+                Some(m)
+            }
+        };
+        let store = Store { root, _lock: Arc::new(lock), manifests, unified, fingerprint, only: None };
         if store.tables().is_empty() {
             return Err(Error::Usage(format!(
                 "{}: holds no ingested table; expected <trace>/<table>.parquet as written by `tracelab ingest`",
@@ -62,8 +117,12 @@ impl Store {
     /// --only`): the other traces' tables are absent and the unified jobs
     /// table keeps only the selected traces' rows, so every analysis sees
     /// what a store ingested from those traces alone would give it.
+    /// The view's fingerprint extends the store's, so results cached for
+    /// the whole store are never taken for the view's.
     pub fn only(&self, traces: &[Trace]) -> Store {
-        Store { root: self.root.clone(), only: Some(traces.to_vec()) }
+        let names: Vec<&str> = traces.iter().map(|t| t.name()).collect();
+        let fingerprint = format!("{}only {}\n", self.fingerprint, names.join(","));
+        Store { only: Some(traces.to_vec()), fingerprint, ..self.clone() }
     }
 
     fn shows(&self, trace: Option<Trace>) -> bool {
@@ -75,24 +134,67 @@ impl Store {
 
     /// Where a canonical table lives, present or not.
     pub fn path_of(&self, table: &Table) -> PathBuf {
-        match table.trace {
-            Some(t) => self.root.join(t.name()).join(table.file_name()),
-            None => self.root.join(table.file_name()),
-        }
+        layout::table(&self.root, table)
     }
 
-    /// The canonical tables present, in documentation order.
+    /// The canonical tables present, in documentation order: those of the
+    /// published traces, and the unified table.
     pub fn tables(&self) -> Vec<StoredTable> {
         schema::all_tables()
             .into_iter()
+            .filter(|t| self.publishes(t))
             .map(|table| StoredTable { table, path: self.path_of(table) })
             .filter(|t| self.shows(t.table.trace) && t.path.is_file())
             .collect()
     }
 
+    fn publishes(&self, table: &Table) -> bool {
+        let (files, name) = match table.trace {
+            Some(t) => match self.manifest(t) {
+                Some(m) => (&m.files, table.file_name()),
+                None => return false,
+            },
+            None => match &self.unified {
+                Some(m) => (&m.files, table.file_name()),
+                None => return false,
+            },
+        };
+        files.iter().any(|f| f.file == name)
+    }
+
     /// Whether every table of `trace` that analyses read is present.
     pub fn has_trace(&self, trace: Trace) -> bool {
-        self.shows(Some(trace)) && trace.tables().iter().all(|t| self.path_of(t).is_file())
+        self.shows(Some(trace)) && trace.tables().iter().all(|t| self.publishes(t))
+    }
+
+    /// The manifests of the published traces this view shows, in trace
+    /// order.
+    pub fn manifests(&self) -> Vec<&(Trace, Manifest)> {
+        self.manifests.iter().filter(|(t, _)| self.shows(Some(*t))).collect()
+    }
+
+    pub fn manifest(&self, trace: Trace) -> Option<&Manifest> {
+        self.manifests.iter().find(|(t, _)| *t == trace && self.shows(Some(*t))).map(|(_, m)| m)
+    }
+
+    /// The store's content fingerprint: the SHA-256 of every manifest
+    /// (traces and unified table), which list the inputs and every file
+    /// with its SHA-256. Equal fingerprints, equal tables.
+    pub fn fingerprint(&self) -> &str {
+        &self.fingerprint
+    }
+
+    /// The cache entry of `kind` for `parts` (what, besides the store's
+    /// content and the tracelab version, the cached result depends on).
+    pub fn cache(&self, kind: CacheKind, parts: &[&str]) -> CacheEntry {
+        self.cache_entry(kind, &cache::key(kind, &self.fingerprint, parts))
+    }
+
+    /// The entry of a key made by [`cache::key`] with this store's
+    /// fingerprint (for callers that chain keys, as the report's figures
+    /// extend their run's).
+    pub fn cache_entry(&self, kind: CacheKind, key: &str) -> CacheEntry {
+        CacheEntry::new(&self.root, kind, key.to_string())
     }
 
     /// A lazy scan of one canonical table; the error names the file and says
@@ -110,7 +212,7 @@ impl Store {
                 ),
             ));
         }
-        if !path.is_file() {
+        if !self.publishes(table) || !path.is_file() {
             return Err(Error::input(
                 path.display().to_string(),
                 format!(
@@ -134,40 +236,13 @@ impl Store {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_missing_store_is_a_usage_error_that_says_how_to_make_one() {
-        let err = Store::open("/nonexistent/tl-store").unwrap_err();
-        assert_eq!(err.exit_code(), 2);
-        assert!(err.to_string().contains("tracelab ingest"), "{err}");
-    }
-
-    #[test]
-    fn paths_follow_the_documented_layout() {
-        let store = Store { root: PathBuf::from("/s"), only: None };
-        assert_eq!(store.path_of(&schema::pai::INSTANCE), PathBuf::from("/s/pai/instance.parquet"));
-        assert_eq!(store.path_of(&schema::unified::JOBS), PathBuf::from("/s/jobs.parquet"));
-    }
-
-    #[test]
-    fn a_view_on_some_traces_hides_the_others() {
-        let dir = tempfile::tempdir().unwrap();
-        for t in [&schema::pai::JOB, &schema::philly::JOBS, &schema::unified::JOBS] {
-            let store = Store { root: dir.path().to_path_buf(), only: None };
-            let path = store.path_of(t);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, b"").unwrap();
-        }
-        let all = Store::open(dir.path()).unwrap();
-        let names = |s: &Store| s.tables().iter().map(|t| t.table.qualified_name()).collect::<Vec<_>>();
-        assert_eq!(names(&all).len(), 3);
-        let pai = all.only(&[Trace::Pai]);
-        assert!(names(&pai).iter().all(|n| !n.starts_with("philly")), "{:?}", names(&pai));
-        assert_eq!(names(&pai).len(), 2);
-        let err = pai.scan(&schema::philly::JOBS).err().expect("philly is hidden").to_string();
-        assert!(err.contains("philly/jobs is outside this view of the store (only pai)"), "{err}");
-    }
+/// A store that must not be read, and what to do.
+fn untrusted(root: &Path, what: &str, why: &str) -> Error {
+    Error::input(
+        root.display().to_string(),
+        format!("{what}: {why}; re-ingest with `tracelab ingest <trace-dir> --out {}`", root.display()),
+    )
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,28 +1,30 @@
-//! The manifest of a trace folder (`<store>/<trace>/manifest.json`): which
-//! inputs were read (size, SHA-256), what each table holds (records in,
-//! written, rejected) and which tracelab wrote it. It is written last, so
-//! its presence means the folder is complete; it carries no timestamps, so
-//! the same input gives the same bytes.
+//! The manifests of a store. Each trace folder has one
+//! (`<store>/<trace>/manifest.json`): which inputs were read (size,
+//! SHA-256), what each table holds (records in, written, rejected), every
+//! file it published (size, SHA-256) and which tracelab wrote it. The store
+//! has one for the unified `jobs` table (`<store>/manifest.json`): the file
+//! and the SHA-256 of each trace manifest it was built from, so a `jobs`
+//! table older than any trace is recognized as stale.
 //!
-//! A second, private file (`.inputs-stat.json`) remembers the inputs' sizes
-//! and modification times, so an unchanged directory is recognized without
-//! re-hashing gigabytes. Ingest computes both; this module owns their
-//! format and where they live.
+//! A manifest is written last, so its presence means its files are
+//! complete; it carries no timestamps, so the same input gives the same
+//! bytes. A second, private file (`.inputs-stat.json`) remembers the inputs'
+//! sizes and modification times, so an unchanged directory is recognized
+//! without re-hashing gigabytes. Ingest computes their contents; this module
+//! owns their format, [`crate::publish`] writes them and [`crate::Store`]
+//! checks them on open.
 
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use tracelab_schema::error::{IoContext, Result};
+use sha2::{Digest, Sha256};
 use tracelab_schema::Trace;
 
-use crate::atomic::write_atomic;
-
-pub const MANIFEST: &str = "manifest.json";
-const STAT: &str = ".inputs-stat.json";
-
-/// Bumped whenever the canonical schema or a parsing rule changes, so old
-/// stores are re-ingested rather than trusted.
-pub const FORMAT_VERSION: u32 = 1;
+/// Bumped whenever the layout of a store, the canonical schema or a parsing
+/// rule changes, so old stores are re-ingested rather than trusted. 2: the
+/// manifests list their files, the unified table has its own manifest, the
+/// PAI trace has `philly_runtimes`, the limits on hostile input.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// The digest of one physical input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,6 +32,35 @@ pub struct Digest256 {
     pub file: String,
     pub bytes: u64,
     pub sha256: String,
+}
+
+/// A file the store published, as its manifest lists it (the name inside
+/// the manifest's folder). [`crate::Store::open`] checks its size and the
+/// SHA-256 of its last [`TAIL`] bytes, which hold a Parquet file's footer
+/// (schema, row groups, statistics): cheap to read on every open, and
+/// different for different contents even where the size is the same (a
+/// table rewritten by another tracelab). The SHA-256 of the whole file is
+/// for `sha256sum`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDigest {
+    pub file: String,
+    pub bytes: u64,
+    pub sha256: String,
+    pub tail_sha256: String,
+}
+
+/// How many bytes at the end of a file [`FileDigest::tail_sha256`] covers.
+pub const TAIL: u64 = 64 << 10;
+
+/// The SHA-256 of the last [`TAIL`] bytes of `path`.
+pub(crate) fn tail_sha256(path: &Path) -> std::io::Result<String> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path)?;
+    let len = f.metadata()?.len();
+    f.seek(SeekFrom::Start(len.saturating_sub(TAIL)))?;
+    let mut tail = Vec::with_capacity(TAIL as usize);
+    f.read_to_end(&mut tail)?;
+    Ok(sha256_hex(&tail))
 }
 
 /// Record accounting of one table. A record is one input row (a CSV line, a
@@ -59,6 +90,7 @@ pub struct TableReport {
     pub counts: Counts,
 }
 
+/// A trace's manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Manifest {
     pub trace: String,
@@ -69,6 +101,9 @@ pub struct Manifest {
     pub rejects: u64,
     /// Notes of the ingest (e.g. an archive skipped for its extracted twin).
     pub notes: Vec<String>,
+    /// Every Parquet file published with this manifest, by file name; set
+    /// by [`crate::publish::Publication::commit_trace`].
+    pub files: Vec<FileDigest>,
 }
 
 impl Manifest {
@@ -87,21 +122,8 @@ impl Manifest {
             tables,
             rejects,
             notes,
+            files: Vec::new(),
         }
-    }
-
-    /// Reads a manifest; a missing or unreadable one is `None` (the folder
-    /// is then treated as not ingested).
-    pub fn load(dir: &Path) -> Option<Manifest> {
-        let text = std::fs::read_to_string(dir.join(MANIFEST)).ok()?;
-        serde_json::from_str(&text).ok()
-    }
-
-    /// Writes the manifest through a temporary name and a rename.
-    pub fn store(&self, dir: &Path) -> Result<()> {
-        let mut text = serde_json::to_string_pretty(self).expect("manifest serializes");
-        text.push('\n');
-        write_atomic(&dir.join(MANIFEST), text.as_bytes())
     }
 
     /// Whether this manifest was written by this tracelab from exactly
@@ -115,6 +137,26 @@ impl Manifest {
     }
 }
 
+/// Which trace manifest (by the SHA-256 of its bytes) a unified table was
+/// built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuiltFrom {
+    pub trace: String,
+    pub manifest_sha256: String,
+}
+
+/// The store's own manifest: the unified `jobs` table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreManifest {
+    pub tracelab_version: String,
+    pub format_version: u32,
+    /// Every trace with a manifest when the table was built, in trace order.
+    pub built_from: Vec<BuiltFrom>,
+    /// Rows of `jobs` per trace.
+    pub rows: Vec<(String, u64)>,
+    pub files: Vec<FileDigest>,
+}
+
 /// `(file, bytes, mtime ns)` of each input: the cheap fingerprint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StatEntry {
@@ -123,21 +165,76 @@ pub struct StatEntry {
     pub mtime_ns: u128,
 }
 
-pub fn load_stat(dir: &Path) -> Option<Vec<StatEntry>> {
-    serde_json::from_str(&std::fs::read_to_string(dir.join(STAT)).ok()?).ok()
+/// What a manifest file holds.
+#[derive(Debug)]
+pub(crate) enum Read<T> {
+    Missing,
+    /// Unreadable, unparsable or of another format version: why.
+    Invalid(String),
+    /// The manifest and the SHA-256 of its bytes.
+    Valid(T, String),
 }
 
-pub fn store_stat(dir: &Path, stat: &[StatEntry]) -> Result<()> {
-    write_atomic(&dir.join(STAT), serde_json::to_string(stat).expect("stat serializes").as_bytes())
-}
-
-/// Removes the manifest and the stat file: the folder is being rewritten.
-pub fn invalidate(dir: &Path) -> Result<()> {
-    for name in [MANIFEST, STAT] {
-        let path = dir.join(name);
-        if path.exists() {
-            std::fs::remove_file(&path).at(&path)?;
+/// Reads a manifest file of either kind, checking its format version.
+pub(crate) fn read<T: for<'de> Deserialize<'de>>(path: &Path) -> Read<T> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Read::Missing,
+        Err(e) => return Read::Invalid(format!("cannot read {}: {e}", path.display())),
+    };
+    let value: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => return Read::Invalid(format!("{} is not a tracelab manifest ({e})", path.display())),
+    };
+    match value.get("format_version").and_then(serde_json::Value::as_u64) {
+        Some(v) if v == u64::from(FORMAT_VERSION) => {}
+        Some(v) => {
+            return Read::Invalid(format!(
+                "written by an older tracelab (store format {v}; this tracelab reads format {FORMAT_VERSION})"
+            ))
         }
+        None => return Read::Invalid(format!("{} has no format_version", path.display())),
     }
-    Ok(())
+    match serde_json::from_value(value) {
+        Ok(m) => Read::Valid(m, sha256_hex(&bytes)),
+        Err(e) => Read::Invalid(format!("{} is not a tracelab manifest ({e})", path.display())),
+    }
+}
+
+/// A manifest's bytes: pretty JSON and a final newline.
+pub(crate) fn to_bytes<T: Serialize>(m: &T) -> Vec<u8> {
+    let mut text = serde_json::to_string_pretty(m).expect("manifest serializes");
+    text.push('\n');
+    text.into_bytes()
+}
+
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lower-case hexadecimal, the spelling of every hash in a store.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_older_format_is_named_and_garbage_is_invalid() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("manifest.json");
+        assert!(matches!(read::<Manifest>(&path), Read::Missing));
+        std::fs::write(&path, r#"{"trace": "pai", "format_version": 1}"#).unwrap();
+        let Read::Invalid(why) = read::<Manifest>(&path) else { panic!("format 1 accepted") };
+        assert!(why.contains("older tracelab (store format 1"), "{why}");
+        std::fs::write(&path, "{\"trace\": ").unwrap();
+        assert!(matches!(read::<Manifest>(&path), Read::Invalid(_)));
+        let m = Manifest::new(Trace::Pai, vec![], vec![], 0, vec![]);
+        let bytes = to_bytes(&m);
+        std::fs::write(&path, &bytes).unwrap();
+        let Read::Valid(back, sha) = read::<Manifest>(&path) else { panic!("own manifest refused") };
+        assert_eq!((back, sha), (m, sha256_hex(&bytes)));
+    }
 }

@@ -1,8 +1,18 @@
-//! How every Parquet file of a store is written: the canonical column types
-//! and the compression. Ingest, the derived-frame cache and the report cache
-//! take these settings from here, so one store is written one way.
+//! How every Parquet file of a store is written: the canonical column
+//! types, the compression, the Arrow schema older readers understand, and
+//! the size and SHA-256 of what was written. Ingest, the derived-frame
+//! cache and the unified table write through [`ParquetFile`], so one store
+//! is written one way.
 
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use polars::io::parquet::write::{BatchedWriter, KeyValueMetadata};
 use polars::prelude::*;
+use sha2::{Digest, Sha256};
+use tracelab_schema::error::{Error, IoContext, Result};
 use tracelab_schema::{ColType, Table};
 
 /// Compression of every Parquet file tracelab writes: zstd level 1. Level
@@ -28,4 +38,119 @@ pub fn dtype(ty: ColType) -> DataType {
 /// The Polars schema of a canonical table.
 pub fn polars_schema(table: &Table) -> Schema {
     table.columns.iter().map(|c| Field::new(PlSmallStr::from_str(c.name), dtype(c.ty))).collect()
+}
+
+/// The Arrow schema stored in the file (`ARROW:schema`), at Polars' oldest
+/// compatibility level: strings as `large_string`, not `string_view`
+/// (Arrow type 24), which pyarrow 14 and older cannot read ("Unrecognized
+/// type: 24"). Polars' eager writer always states the newest types, so the
+/// entry is given here; the pages are the same either way (Parquet
+/// `BYTE_ARRAY` with the `String` logical type), only the Arrow type a
+/// reader restores differs.
+fn compatible_arrow_schema(schema: &Schema) -> KeyValueMetadata {
+    let arrow = schema.to_arrow(CompatLevel::oldest());
+    KeyValueMetadata::Static(vec![polars_parquet::write::schema_to_metadata_key(&arrow)])
+}
+
+/// Size and SHA-256 of the bytes written so far, shared with the writer.
+type Tally = Arc<Mutex<(Sha256, u64)>>;
+
+/// Counts and hashes what passes through to the file.
+struct Digesting {
+    file: File,
+    tally: Tally,
+}
+
+impl Write for Digesting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.file.write(buf)?;
+        let mut t = self.tally.lock().expect("digest");
+        t.0.update(&buf[..n]);
+        t.1 += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.flush()
+    }
+}
+
+/// A Parquet file written one row group at a time.
+pub struct ParquetFile {
+    writer: BatchedWriter<BufWriter<Digesting>>,
+    tally: Tally,
+    path: PathBuf,
+}
+
+/// What [`ParquetFile::finish`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Written {
+    pub bytes: u64,
+    pub sha256: String,
+}
+
+impl ParquetFile {
+    /// Creates `path` (replacing it) for frames of `schema`.
+    pub fn create(path: &Path, schema: &Schema) -> Result<ParquetFile> {
+        let file = File::create(path).at(path)?;
+        let tally: Tally = Arc::default();
+        let sink = BufWriter::with_capacity(1 << 20, Digesting { file, tally: Arc::clone(&tally) });
+        let writer = ParquetWriter::new(sink)
+            .with_compression(compression())
+            .with_key_value_metadata(Some(compatible_arrow_schema(schema)))
+            .batched(schema)
+            .map_err(|e| Error::polars(format!("{}: start writing", path.display()), e))?;
+        Ok(ParquetFile { writer, tally, path: path.to_path_buf() })
+    }
+
+    /// Appends `df` as row groups (one per chunk).
+    pub fn write(&mut self, df: &DataFrame) -> Result<()> {
+        self.writer.write_batch(df).map_err(|e| Error::polars(self.path.display().to_string(), e))
+    }
+
+    /// Writes the footer; returns the file's size and SHA-256.
+    pub fn finish(self) -> Result<Written> {
+        let size = self.writer.finish().map_err(|e| Error::polars(self.path.display().to_string(), e))?;
+        // The buffer is flushed when the writer drops, where an error (a
+        // full disk) is not reported: a short count shows it.
+        drop(self.writer);
+        let (hasher, bytes) = Arc::try_unwrap(self.tally).expect("writer dropped").into_inner().expect("digest");
+        if bytes != size {
+            let e = std::io::Error::other(format!("wrote {bytes} of {size} bytes"));
+            return Err(Error::io(&self.path, e));
+        }
+        Ok(Written { bytes, sha256: crate::manifest::hex(&hasher.finalize()) })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_file_states_large_strings_and_its_digest_is_of_its_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.parquet");
+        let mut df = df!("s" => ["a", "bb"], "n" => [1i64, 2]).unwrap();
+        let mut file = ParquetFile::create(&path, df.schema()).unwrap();
+        file.write(&df).unwrap();
+        let written = file.finish().unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(written.bytes, bytes.len() as u64);
+        let want = crate::manifest::hex(&Sha256::digest(&bytes));
+        assert_eq!(written.sha256, want);
+        // Polars reads it back as it was.
+        let back = ParquetReader::new(File::open(&path).unwrap()).finish().unwrap();
+        assert!(back.equals(&df.rechunk_mut().clone()));
+        // The stored Arrow schema is the compatible one: LargeUtf8, not Utf8View.
+        // The footer states the oldest-level Arrow schema (large_string),
+        // not the one Polars' writer would (string_view).
+        let entry = |level| {
+            let kv = polars_parquet::write::schema_to_metadata_key(&df.schema().to_arrow(level));
+            kv.value.unwrap()
+        };
+        let holds = |needle: String| bytes.windows(needle.len()).any(|w| w == needle.as_bytes());
+        assert!(holds(entry(CompatLevel::oldest())));
+        assert!(!holds(entry(CompatLevel::newest())));
+    }
 }

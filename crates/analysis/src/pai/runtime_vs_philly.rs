@@ -3,8 +3,6 @@
 //! of the task's instances (end - start where both are recorded), not the
 //! task's span.
 
-use std::path::Path;
-
 use polars::prelude::*;
 
 use super::frames;
@@ -12,8 +10,8 @@ use crate::declare::{About, Analyze, Scope};
 use crate::frame::{dist, dist_by_sort};
 use crate::output::Output;
 use crate::Ctx;
-use tracelab_schema::error::{Error, IoContext, Result};
-use tracelab_schema::philly;
+use tracelab_schema::error::Result;
+use tracelab_schema::{pai, philly};
 use tracelab_stats::Dist;
 
 pub struct RuntimeVsPhilly;
@@ -41,8 +39,10 @@ impl Analyze for RuntimeVsPhilly {
     }
 }
 
-/// Philly runtimes: the ingested Philly store when present, else the
-/// `philly_runtime.csv` the PAI authors shipped (83,154 jobs, seconds).
+/// Philly runtimes: the ingested Philly trace when present, else the
+/// `philly_runtime.csv` the PAI authors shipped (83,154 jobs, seconds),
+/// which ingest reads with PAI into `pai/philly_runtimes` when it is in the
+/// directory.
 fn philly_runtimes(ctx: &Ctx) -> Result<(Dist, String)> {
     if ctx.store.has_trace(tracelab_schema::Trace::Philly) {
         let d = dist(ctx.store.scan(&philly::JOBS)?, col("run_s"), "Philly runtime")?;
@@ -51,44 +51,31 @@ fn philly_runtimes(ctx: &Ctx) -> Result<(Dist, String)> {
             "philly/jobs run_s (last attempt end - first attempt start, UTC instants) from the store".into(),
         ));
     }
-    let Some(path) = &ctx.philly_runtime_csv else {
-        return Ok((Dist::default(), "no Philly trace in the store and no philly_runtime.csv found: empty".into()));
+    let d = match ctx.store.scan(&pai::PHILLY_RUNTIMES) {
+        Ok(lf) => dist(lf, col("runtime_s"), "Philly runtime")?,
+        Err(_) => Dist::default(),
     };
-    Ok((read_runtime_csv(path)?, format!("{} (the PAI authors' Philly runtimes, s)", path.display())))
-}
-
-fn read_runtime_csv(path: &Path) -> Result<Dist> {
-    let text = std::fs::read_to_string(path).at(path)?;
-    let mut lines = text.lines().enumerate();
-    match lines.next() {
-        Some((_, "runtime")) => {}
-        _ => return Err(Error::input(path.display().to_string(), "line 1: expected the header `runtime`")),
+    if d.is_empty() {
+        return Ok((d, "no Philly trace in the store and no philly_runtime.csv ingested with PAI: empty".into()));
     }
-    let mut values = Vec::new();
-    for (i, line) in lines {
-        let v: f64 = line.trim().parse().ok().filter(|v: &f64| v.is_finite()).ok_or_else(|| {
-            Error::input(
-                path.display().to_string(),
-                format!("line {}, column runtime: expected seconds, got `{line}`", i + 1),
-            )
-        })?;
-        values.push(v);
-    }
-    Ok(Dist::from_samples(values))
+    Ok((d, "pai/philly_runtimes (philly_runtime.csv, the PAI authors' Philly runtimes, s)".into()))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Without a Philly trace the runtimes come from `pai/philly_runtimes`
+    /// (three hand-made runtimes: median 20), and are empty without them.
     #[test]
-    fn the_runtime_csv_must_have_its_header_and_numbers() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("philly_runtime.csv");
-        std::fs::write(&p, "runtime\n10\n30\n20\n").unwrap();
-        assert_eq!(read_runtime_csv(&p).unwrap().quantile(0.5), 20.0);
-        std::fs::write(&p, "runtime\n10\nabc\n").unwrap();
-        let err = read_runtime_csv(&p).unwrap_err().to_string();
-        assert!(err.contains("line 3, column runtime") && err.contains("abc"), "{err}");
+    fn without_philly_the_reference_table_of_the_pai_trace_is_used() {
+        let t = crate::testkit::store(vec![(&pai::PHILLY_RUNTIMES, df!("runtime_s" => [10.0, 30.0, 20.0]).unwrap())]);
+        let (d, source) = philly_runtimes(&t.ctx).unwrap();
+        assert_eq!((d.n(), d.quantile(0.5)), (3, 20.0));
+        assert!(source.starts_with("pai/philly_runtimes"), "{source}");
+        let empty =
+            crate::testkit::store(vec![(&pai::PHILLY_RUNTIMES, df!("runtime_s" => Vec::<f64>::new()).unwrap())]);
+        let (d, source) = philly_runtimes(&empty.ctx).unwrap();
+        assert!(d.is_empty() && source.contains("empty"), "{source}");
     }
 }

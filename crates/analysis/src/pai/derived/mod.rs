@@ -14,43 +14,41 @@
 //! frames themselves (13 string columns of 60-character ids) took longer
 //! than all the analyses together; the row maps are a few integer columns.
 //!
-//! Layout: `<store>/pai/derived/{dfa,dfiw,dfw,dfws,dfas,sensor_times}.parquet`
-//! and `<store>/pai/derived/key.json` (the key, [`DERIVED_VERSION`] and each
-//! frame's row count). The key is the SHA-256 of the PAI `manifest.json`
-//! bytes (which hold the SHA-256 of every ingested input and the tracelab
-//! version that wrote the tables), this tracelab's version and
-//! [`DERIVED_VERSION`]. While the key file holds the current key (and every
-//! frame file exists) the frames are read; otherwise all are rebuilt
-//! together ([`build`]): a re-ingest, another tracelab or a bumped
-//! [`DERIVED_VERSION`] (bump it whenever a frame's definition changes)
-//! invalidates them. The build keys the instance table one join key at a
-//! time, so at most one key's strings are in memory with the lookups (peak
-//! about 2.6 GB at full scale, 20 s on 2 cores); the files take 190 MB.
+//! The frames live in the store's cache ([`tracelab_store::cache`], kind
+//! `derived`): one entry per store content, tracelab version and
+//! [`DERIVED_VERSION`], holding `{dfa,dfiw,dfw,dfws,dfas,sensor_times}.parquet`
+//! and `key.json` (the entry's key, [`DERIVED_VERSION`] and each frame's row
+//! count). The store makes the key from its manifests (which hold the
+//! SHA-256 of every input and every table), so a re-ingest, another
+//! tracelab or a bumped [`DERIVED_VERSION`] (bump it whenever a frame's
+//! definition changes) means another entry, built from scratch
+//! ([`build`]); ingest deletes the old ones. While `key.json` and every
+//! frame file exist the frames are read. The build keys the instance table
+//! one join key at a time, so at most one key's strings are in memory with
+//! the lookups (peak about 2.6 GB at full scale, 20 s on 2 cores); the
+//! files take 190 MB.
 //!
-//! Writes are atomic: the key file goes first, every frame is written under
-//! a temporary name and renamed into place, and the key file is written
-//! last. Two processes racing build the same bytes (every join keeps its
-//! order; fixed row groups), so either rename wins. Without a manifest
-//! (hand-made stores) or when the cache cannot be written (a read-only
-//! store, a full disk) the lazy plans are used instead: slower, same rows.
+//! Writes are atomic: every frame is written under a temporary name and
+//! renamed into place, and `key.json` is written last. Two processes racing
+//! build the same bytes (every join keeps its order; fixed row groups), so
+//! either rename wins. When the cache cannot be written (a read-only store,
+//! a full disk) the lazy plans are used instead: slower, same rows.
 
 mod build;
 pub mod columns;
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use super::super::frame::collect;
 pub use super::plans::Frame;
 use columns::Source;
-use tracelab_schema::error::{Error, IoContext, Result};
-use tracelab_schema::{Table, Trace};
-use tracelab_store::manifest::MANIFEST;
-use tracelab_store::parquet::compression;
+use tracelab_schema::error::{Error, Result};
+use tracelab_schema::Table;
+use tracelab_store::cache::{CacheEntry, CacheKind};
+use tracelab_store::parquet::ParquetFile;
 use tracelab_store::Store;
 
 /// Bump whenever a derived frame's definition (rows, columns, order)
@@ -70,38 +68,32 @@ pub struct KeyFile {
     pub rows: Vec<(String, u64)>,
 }
 
-/// Where the derived frames of `store` live.
-pub fn dir(store: &Store) -> PathBuf {
-    store.root().join(Trace::Pai.name()).join("derived")
+/// The cache entry of `store`'s derived frames.
+pub fn entry(store: &Store) -> CacheEntry {
+    store.cache(CacheKind::Derived, &[&DERIVED_VERSION.to_string()])
+}
+
+fn file_name(frame: Frame) -> String {
+    format!("{}.parquet", frame.name())
 }
 
 fn path_of(store: &Store, frame: Frame) -> PathBuf {
-    dir(store).join(format!("{}.parquet", frame.name()))
+    entry(store).path(&file_name(frame))
 }
 
-/// The cache key of the store's current PAI tables; `None` without a
-/// manifest.
-pub fn key(store: &Store) -> Option<String> {
-    let manifest = std::fs::read(store.root().join(Trace::Pai.name()).join(MANIFEST)).ok()?;
-    let mut h = Sha256::new();
-    h.update(&manifest);
-    h.update(format!("\0tracelab {}\0derived {DERIVED_VERSION}", env!("CARGO_PKG_VERSION")).as_bytes());
-    Some(h.finalize().iter().map(|b| format!("{b:02x}")).collect())
+/// The entry's key file if it is complete.
+pub fn key_file(entry: &CacheEntry) -> Option<KeyFile> {
+    let bytes = entry.read(KEY_FILE)?;
+    serde_json::from_slice::<KeyFile>(&bytes).ok().filter(|k| k.key == entry.key())
 }
 
-/// The key file if it holds `key`.
-pub fn key_file(store: &Store, key: &str) -> Option<KeyFile> {
-    let text = std::fs::read_to_string(dir(store).join(KEY_FILE)).ok()?;
-    serde_json::from_str::<KeyFile>(&text).ok().filter(|k| k.key == key)
-}
-
-/// Whether the cache is usable, building it first when missing or stale.
-/// `false` without a manifest or when the build failed (then nothing of it
-/// is left behind but possibly the folder).
+/// Whether the cache is usable, building it first when missing. `false`
+/// when the build failed (then nothing of it is left behind but possibly
+/// the entry's folder).
 pub fn ensure(store: &Store) -> bool {
-    let Some(key) = key(store) else { return false };
-    let complete = || Frame::ALL.iter().all(|f| path_of(store, *f).is_file());
-    (key_file(store, &key).is_some() && complete()) || rebuild(store, &key).is_ok()
+    let entry = entry(store);
+    let complete = || Frame::ALL.iter().all(|f| entry.path(&file_name(*f)).is_file());
+    (key_file(&entry).is_some() && complete()) || rebuild(store, &entry).is_ok()
 }
 
 /// The progress hook: called with a step's label before each step of a
@@ -121,37 +113,28 @@ fn progress(step: Option<&str>) {
     }
 }
 
-/// Builds every frame and publishes them under `key`.
-fn rebuild(store: &Store, key: &str) -> Result<()> {
-    let built = rebuild_steps(store, key);
+/// Builds every frame and publishes them in `entry`.
+fn rebuild(store: &Store, entry: &CacheEntry) -> Result<()> {
+    let built = rebuild_steps(store, entry);
     progress(None);
     built
 }
 
-fn rebuild_steps(store: &Store, key: &str) -> Result<()> {
-    let dir = dir(store);
-    std::fs::create_dir_all(&dir).at(&dir)?;
-    let old = dir.join(KEY_FILE);
-    match std::fs::remove_file(&old) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&old, e)),
-        _ => {}
-    }
+fn rebuild_steps(store: &Store, entry: &CacheEntry) -> Result<()> {
     let frames = build::build(store, &|step| progress(Some(step)))?;
     progress(Some("writing the PAI derived frames"));
     let mut parts = Vec::new();
     for (frame, mut df) in frames {
-        parts.push((frame, write_part(store, frame, &mut df)?, df.height() as u64));
+        parts.push((frame, write_part(entry, frame, &mut df)?, df.height() as u64));
     }
     let mut rows = Vec::new();
     for (frame, part, n) in parts {
-        part.commit()?;
+        part.commit(entry)?;
         rows.push((frame.name().to_string(), n));
     }
-    let text = serde_json::to_string_pretty(&KeyFile { key: key.to_string(), derived_version: DERIVED_VERSION, rows })
-        .expect("key file serializes");
-    let tmp = dir.join(format!(".{KEY_FILE}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text + "\n").at(&tmp)?;
-    std::fs::rename(&tmp, &old).at(&old)
+    let key = KeyFile { key: entry.key().to_string(), derived_version: DERIVED_VERSION, rows };
+    let text = serde_json::to_string_pretty(&key).expect("key file serializes");
+    entry.write(KEY_FILE, (text + "\n").as_bytes())
 }
 
 /// The columns `names` of `frame`, in that order, from the cache (built
@@ -269,41 +252,26 @@ fn scan_file(path: &Path) -> Result<LazyFrame> {
 /// [`Part::commit`] (removed on drop otherwise).
 struct Part {
     tmp: PathBuf,
-    path: PathBuf,
+    name: String,
 }
 
 /// Writes `df` as `frame`'s temporary file, in row groups of [`ROW_GROUP`].
-fn write_part(store: &Store, frame: Frame, df: &mut DataFrame) -> Result<Part> {
-    let part = Part {
-        tmp: dir(store).join(format!(".{}.{}.tmp", frame.name(), std::process::id())),
-        path: path_of(store, frame),
-    };
-    let context = || part.tmp.display().to_string();
-    let file = File::create(&part.tmp).at(&part.tmp)?;
-    let written = {
-        let mut writer = ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, &file))
-            .with_compression(compression())
-            .batched(df.schema())
-            .map_err(|e| Error::polars(context(), e))?;
-        for offset in (0..df.height()).step_by(ROW_GROUP) {
-            let mut group = df.slice(offset as i64, ROW_GROUP);
-            group.rechunk_mut_par();
-            writer.write_batch(&group).map_err(|e| Error::polars(context(), e))?;
-        }
-        writer.finish().map_err(|e| Error::polars(context(), e))?
-    };
-    // The buffer was flushed when the writer dropped, where an error (a
-    // full disk) is not reported: a short file shows it.
-    let len = file.metadata().at(&part.tmp)?.len();
-    if len != written {
-        return Err(Error::io(&part.tmp, std::io::Error::other(format!("wrote {len} of {written} bytes"))));
+fn write_part(entry: &CacheEntry, frame: Frame, df: &mut DataFrame) -> Result<Part> {
+    let name = file_name(frame);
+    let part = Part { tmp: entry.temporary(&name)?, name };
+    let mut file = ParquetFile::create(&part.tmp, df.schema())?;
+    for offset in (0..df.height()).step_by(ROW_GROUP) {
+        let mut group = df.slice(offset as i64, ROW_GROUP);
+        group.rechunk_mut_par();
+        file.write(&group)?;
     }
+    file.finish()?;
     Ok(part)
 }
 
 impl Part {
-    fn commit(self) -> Result<()> {
-        std::fs::rename(&self.tmp, &self.path).at(&self.path)
+    fn commit(self, entry: &CacheEntry) -> Result<()> {
+        entry.put(&self.tmp, &self.name)
     }
 }
 

@@ -1,7 +1,9 @@
 //! The derived-frame cache on a hand-made store: the cached frames hold
 //! exactly the lazy plans' rows, columns and order; the cache is reused
-//! while the key matches, rebuilt when the manifest changes, and bypassed
-//! (no cache) without a manifest or when it cannot be written.
+//! while the store's content is the same, rebuilt when it changes, and
+//! bypassed (lazy plans) when it cannot be written.
+
+use std::fs::File;
 
 use polars::df;
 
@@ -29,7 +31,11 @@ use tracelab_schema::pai::{GROUP_TAG, INSTANCE, JOB, MACHINE_SPEC, SENSOR, TASK}
 /// a/t2 (b/t1's worker w3 has no sensor row). sensor_times: sensor rows w1,
 /// w2, w4 in sensor order.
 fn tiny() -> testkit::TinyStore {
-    let t = testkit::store(vec![
+    testkit::store(tiny_tables())
+}
+
+fn tiny_tables() -> Vec<(&'static Table, DataFrame)> {
+    vec![
         (
             &JOB,
             df!("job_name" => ["a", "b"], "inst_id" => ["ia", "ib"], "user" => ["ua", "ub"],
@@ -73,13 +79,7 @@ fn tiny() -> testkit::TinyStore {
             df!("machine" => ["m1"], "gpu_type" => ["T4"], "cap_cpu" => [96i64], "cap_mem_gib" => [512i64], "cap_gpu" => [2i64])
                 .unwrap(),
         ),
-    ]);
-    write_manifest(&t.ctx.store, "{\"trace\": \"pai\"}\n");
-    t
-}
-
-fn write_manifest(store: &Store, text: &str) {
-    std::fs::write(store.root().join("pai").join(MANIFEST), text).unwrap();
+    ]
 }
 
 fn names(frame: Frame) -> Vec<&'static str> {
@@ -194,7 +194,7 @@ fn the_key_file_records_the_key_and_the_row_counts() {
     let t = tiny();
     let store = &t.ctx.store;
     assert!(ensure(store));
-    let k = key_file(store, &key(store).unwrap()).expect("current key file");
+    let k = key_file(&entry(store)).expect("current key file");
     let rows: Vec<(&str, u64)> = k.rows.iter().map(|(n, r)| (n.as_str(), *r)).collect();
     let want = [("dfa", 3), ("dfiw", 4), ("dfw", 4), ("dfws", 3), ("dfas", 2), ("sensor_times", 3)];
     assert_eq!(rows, want);
@@ -202,56 +202,59 @@ fn the_key_file_records_the_key_and_the_row_counts() {
 }
 
 /// A frame file replaced behind the cache's back is what the next read
-/// sees while the key matches (nothing is rebuilt); a new manifest rebuilds
-/// it.
+/// sees while the store's content is the same (nothing is rebuilt); the
+/// same tables published again (a new manifest) are new content: the
+/// frames are rebuilt in another entry.
 #[test]
-fn the_cache_is_reused_while_the_key_matches_and_rebuilt_when_the_manifest_changes() {
-    let t = tiny();
-    let store = &t.ctx.store;
-    let before = cached(store, Frame::Tasks);
+fn the_cache_is_reused_while_the_content_is_the_same_and_rebuilt_when_it_changes() {
+    let dir = tempfile::tempdir().unwrap();
+    testkit::publish(dir.path(), &tiny_tables(), "first");
+    let store = Store::open(dir.path()).unwrap();
+    let before = cached(&store, Frame::Tasks);
     // Swap dfa's rows 0 and 1 in the file.
-    let path = path_of(store, Frame::Tasks);
+    let path = path_of(&store, Frame::Tasks);
     let mut swapped = collect(scan_file(&path).unwrap(), "dfa file").unwrap();
     let idx = IdxCa::new("i".into(), [1 as IdxSize, 0, 2]);
     swapped = swapped.take(&idx).unwrap();
     ParquetWriter::new(File::create(&path).unwrap()).finish(&mut swapped).unwrap();
-    let reused = cached(store, Frame::Tasks);
+    let reused = cached(&store, Frame::Tasks);
     assert_eq!(strings(&reused, "task_name"), some(&["t2", "t1", "t1"]));
-    write_manifest(store, "{\"trace\": \"pai\", \"changed\": true}\n");
-    let rebuilt = cached(store, Frame::Tasks);
+    let old_key = entry(&store).key().to_string();
+    drop(store);
+    testkit::publish(dir.path(), &tiny_tables(), "second");
+    let store = Store::open(dir.path()).unwrap();
+    assert_ne!(entry(&store).key(), old_key);
+    let rebuilt = cached(&store, Frame::Tasks);
     assert!(rebuilt.equals_missing(&before));
-    assert!(key_file(store, &key(store).unwrap()).is_some());
+    assert!(key_file(&entry(&store)).is_some());
 }
 
+/// A store where the cache cannot be written (the entry's folder name is
+/// taken by a file) uses the lazy plans, and leaves no temporary file.
 #[test]
-fn the_key_changes_with_the_manifest_bytes() {
+fn an_unwritable_cache_falls_back_to_the_plans() {
     let t = tiny();
     let store = &t.ctx.store;
-    let k1 = key(store).unwrap();
-    write_manifest(store, "{\"trace\": \"pai\"} \n");
-    assert_ne!(key(store).unwrap(), k1);
-    assert_eq!(k1.len(), 64);
-}
-
-/// A store where the cache cannot be written (the derived folder's name is
-/// taken by a file) and one without a manifest have no cache (the frames
-/// then use the lazy plans: `super::super::frames` tests that).
-#[test]
-fn an_unwritable_store_or_one_without_manifest_has_no_cache() {
-    let t = tiny();
-    let store = &t.ctx.store;
-    std::fs::write(dir(store), "not a folder").unwrap();
+    let blocked = path_of(store, Frame::Tasks).parent().unwrap().to_path_buf();
+    std::fs::create_dir_all(blocked.parent().unwrap()).unwrap();
+    std::fs::write(&blocked, "not a folder").unwrap();
     assert!(!ensure(store));
     assert!(select(store, Frame::Tasks, &["job_name"]).unwrap().is_none());
-    let leftovers: Vec<_> =
-        std::fs::read_dir(store.root().join("pai")).unwrap().map(|e| e.unwrap().file_name()).collect();
-    assert!(leftovers.iter().all(|n| !n.to_string_lossy().ends_with(".tmp")), "{leftovers:?}");
-
-    let bare = tiny();
-    std::fs::remove_file(bare.ctx.store.root().join("pai").join(MANIFEST)).unwrap();
-    assert!(!ensure(&bare.ctx.store));
-    assert!(select(&bare.ctx.store, Frame::InstancesWithSensor, &["worker_name"]).unwrap().is_none());
-    assert!(!dir(&bare.ctx.store).exists());
+    fn temporaries(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .flat_map(|e| {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    temporaries(&p)
+                } else {
+                    vec![p]
+                }
+            })
+            .filter(|p| p.to_string_lossy().ends_with(".tmp"))
+            .collect()
+    }
+    assert!(temporaries(store.root()).is_empty());
 }
 
 /// Two builds of the same store write the same bytes.
