@@ -30,7 +30,7 @@ import sys
 import duckdb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REAL_RUNTIMES = os.path.join(HERE, "..", "..", "data-samples", "philly", "philly_runtime.csv")
+REAL_RUNTIMES = os.path.join(HERE, "..", "..", "data-samples", "pai", "philly_runtime.csv")
 REAL_JOBS = 117_325
 # 2017-08-07 00:00 PDT and 2017-12-23 00:00 PST in UTC epoch seconds.
 JOBS_START, JOBS_END = 1_502_089_200, 1_514_016_000

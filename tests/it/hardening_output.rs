@@ -27,11 +27,33 @@ fn hostile_store() -> &'static Path {
             copy_dir(sample_store(), &store);
             let jobs = store.join("jobs.parquet");
             let renamed = when(col("cluster").eq(lit("Venus"))).then(lit(HOSTILE)).otherwise(col("cluster"));
-            let mut df = read_parquet(&jobs).lazy().with_column(renamed.alias("cluster")).collect().unwrap();
-            ParquetWriter::new(std::fs::File::create(&jobs).unwrap()).finish(&mut df).unwrap();
+            let df = read_parquet(&jobs).lazy().with_column(renamed.alias("cluster")).collect().unwrap();
+            republish_unified(&store, &df);
             (dir, store)
         })
         .1
+}
+
+/// Publishes `df` as the store's unified jobs table through the store's
+/// own writer, so its manifest vouches for the changed file (a file edited
+/// in place is refused on open).
+fn republish_unified(store: &Path, df: &DataFrame) {
+    use tracelab_store::parquet::{polars_schema, ParquetFile};
+    use tracelab_store::publish::StoreWriter;
+    let mut writer = StoreWriter::open(store, &|_| {}).unwrap();
+    writer.exclusive(&|_| {}).unwrap();
+    let publication = writer.begin_unified().unwrap();
+    let staged = publication.stage(&tracelab_schema::unified::JOBS);
+    let mut file = ParquetFile::create(&staged.path, &polars_schema(&tracelab_schema::unified::JOBS)).unwrap();
+    file.write(df).unwrap();
+    let written = file.finish().unwrap();
+    let traces = df.column("trace").unwrap().str().unwrap().clone();
+    let rows: Vec<(String, u64)> = ["pai", "philly", "helios"]
+        .into_iter()
+        .map(|t| (t.to_string(), traces.iter().filter(|v| *v == Some(t)).count() as u64))
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    publication.commit_unified(rows, (staged, written)).unwrap();
 }
 
 const HOSTILE_SQL: &str =

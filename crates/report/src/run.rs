@@ -59,6 +59,13 @@ pub fn run_all(plan: &Plan, data: &Data, reports: &mut [SpecReport], progress: &
     let total = runs.len();
     for (index, ((analysis, params), slots)) in runs.into_iter().enumerate() {
         let started = Instant::now();
+        if let Some(why) = replays_a_missing_trace(&params, data) {
+            let entry = RunEntry { title: String::new(), definition: String::new(), params, headlines: Vec::new() };
+            let skipped = || FigureOut { rendered: Rendered::Skipped(why.clone()), csv: None, notes: Vec::new() };
+            let figs = slots.iter().map(|_| skipped()).collect();
+            place(reports, plan, data, &entry, &analysis, slots, figs);
+            continue;
+        }
         let key = cache.run_key(&analysis, &params);
         let run = Run { plan, data, cache: &cache, ctx: &ctx, key: &key };
         let (entry, figs, cached) = run.run_or_reuse((&analysis, &params), &slots)?;
@@ -72,6 +79,21 @@ pub fn run_all(plan: &Plan, data: &Data, reports: &mut [SpecReport], progress: &
         r.figures.sort_by_key(|f| figure_index(r.spec, &f.id));
     }
     Ok(stats)
+}
+
+/// Why a run cannot be made: its `trace` parameter (`helios`,
+/// `helios:Venus`) names a trace the report lacks. Views that take the
+/// trace as a parameter (the `sim.*` replays) read that trace's tables, so
+/// unlike a series of a cross-trace figure there is nothing to leave out:
+/// the run and its figures are skipped.
+fn replays_a_missing_trace(params: &[(String, String)], data: &Data) -> Option<String> {
+    let (_, value) = params.iter().find(|(k, _)| k == "trace")?;
+    let (name, cluster) = value.split_once(':').map_or((value.as_str(), None), |(n, c)| (n, Some(c)));
+    if let Some((t, why)) = data.missing.iter().find(|(t, _)| t.name() == name) {
+        return Some(format!("it reads {value}, which this report lacks: {} ({why})", t.name()));
+    }
+    let (c, why) = data.missing_clusters.iter().find(|(c, _)| Some(c.as_str()) == cluster)?;
+    Some(format!("it reads {value}, which this report lacks: Helios {c} ({why})"))
 }
 
 /// Analysis runs (id, given parameters) in first-use order, each with the

@@ -9,7 +9,7 @@ pub const PAI_MACHINE_SPEC: &str = include_str!("../../../data-samples/pai/pai_m
 /// `cluster_machine_list`, 552 machines.
 pub const PHILLY_MACHINE_LIST: &str = include_str!("../../../data-samples/philly/cluster_machine_list");
 /// 83,154 real Philly job runtimes in seconds (`runtime` column).
-pub const PHILLY_RUNTIMES: &str = include_str!("../../../data-samples/philly/philly_runtime.csv");
+pub const PHILLY_RUNTIMES: &str = include_str!("../../../data-samples/pai/philly_runtime.csv");
 /// Venus `cluster_gpu_number.csv` (2020-04-01..2020-09-28).
 pub const HELIOS_VENUS_GPUS: &str = include_str!("../../../data-samples/helios/Venus/cluster_gpu_number.csv");
 /// Earth `cluster_gpu_number.csv`.
