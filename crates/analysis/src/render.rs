@@ -251,7 +251,7 @@ fn num_csv(v: f64) -> String {
 }
 
 /// Quotes a CSV field when it needs it (RFC 4180).
-fn csv_field(s: &str) -> String {
+pub fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
