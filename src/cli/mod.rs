@@ -5,6 +5,7 @@
 //! stdout (`tracelab schema | head`) ends quietly with 0.
 
 mod analyze;
+mod export;
 mod ingest;
 mod query;
 mod report;
@@ -37,6 +38,7 @@ pub enum Command {
     Query(query::Args),
     Report(report::Args),
     Simulate(simulate::Args),
+    Export(export::Args),
 }
 
 /// Runs the CLI and returns the process exit code.
@@ -58,6 +60,7 @@ pub fn main() -> i32 {
         Command::Query(args) => query::run(args),
         Command::Report(args) => report::run(args),
         Command::Simulate(args) => simulate::run(args),
+        Command::Export(args) => export::run(args),
     };
     match result {
         Ok(code) => code,
