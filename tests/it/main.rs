@@ -8,6 +8,7 @@ mod analyze_pai;
 mod analyze_pai_paper;
 mod analyze_philly;
 mod common;
+mod export;
 mod ingest;
 mod malformed;
 mod query;
