@@ -122,7 +122,7 @@ fn swf_of_the_tiny_helios_trace_by_hand() {
     let (text, _, _tmp) = export(tiny_store(), &["--trace", "helios:Venus", "--to", "swf"]);
     let (header, records) = swf_parts(&text);
     assert_eq!(
-        header[4..],
+        header[5..],
         [
             "; MaxJobs: 6",
             "; MaxRecords: 6",
@@ -139,6 +139,10 @@ fn swf_of_the_tiny_helios_trace_by_hand() {
         ]
     );
     assert_eq!(header[0], "; Version: 2.2");
+    assert_eq!(
+        header[2..4],
+        ["; Installation: helios:Venus", "; Information: https://github.com/S-Lab-System-Group/HeliosData"]
+    );
     assert_eq!(
         records,
         [

@@ -134,7 +134,8 @@ fn header(sel: &Selected, req: &Request, n: &Numbers, machines: &Result<(u64, u6
     let mut h: Vec<(&str, String)> = vec![
         ("Version", swf::VERSION.into()),
         ("Computer", sel.trace.title().into()),
-        ("Installation", format!("{} ({})", sel.source, information(sel.trace))),
+        ("Installation", sel.source.clone()),
+        ("Information", information(sel.trace).into()),
         ("Conversion", format!("tracelab {} export --to swf", env!("CARGO_PKG_VERSION"))),
         ("MaxJobs", sel.jobs.len().to_string()),
         ("MaxRecords", sel.jobs.len().to_string()),
