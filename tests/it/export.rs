@@ -392,6 +392,9 @@ fn bad_requests_are_usage_errors_naming_the_option() {
     let ids = tmp.path().join("ids.csv");
     let e = usage_error(&with(&["--to", "pollux", "--ids", s(&ids)]));
     assert!(e.contains("--ids"), "{e}");
+    // The tiny store holds Venus only.
+    let e = usage_error(&["export", "--store", store, "--trace", "helios:Earth", "--to", "swf", "-o", o]);
+    assert!(e.contains("--trace helios:Earth: no job can be exported: of 0 rows"), "{e}");
     let e = usage_error(&["export", "--store", store, "--trace", "helios:Mars", "--to", "swf", "-o", o]);
     assert!(e.contains("--trace helios:Mars"), "{e}");
     let e = usage_error(&["export", "--store", store, "--trace", "philly", "--to", "swf", "-o", "/nonexistent/dir/x"]);

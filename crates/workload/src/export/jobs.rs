@@ -54,6 +54,9 @@ pub struct Selected {
 /// Loads and selects the jobs; `with_history` computes the predictions.
 pub fn select(store: &Store, trace: &TraceSel, selection: &Selection, with_history: bool) -> Result<Selected> {
     let loaded = load::load(store, trace)?;
+    if loaded.jobs.is_empty() {
+        return Err(nothing_to_export(trace, &loaded));
+    }
     let mut details = detail::read(store, trace)?;
     let mut gpu_types = Interner::default();
     let pool = if with_history { finished(&loaded.jobs, &details, &mut gpu_types) } else { Vec::new() };
@@ -85,6 +88,13 @@ pub fn select(store: &Store, trace: &TraceSel, selection: &Selection, with_histo
         left_out: left,
         predicted,
     })
+}
+
+/// The usage error for a trace none of whose rows can be exported.
+fn nothing_to_export(trace: &TraceSel, loaded: &Loaded) -> Error {
+    let why: Vec<String> = loaded.left_out.0.iter().map(|(r, n)| format!("{n} {r}")).collect();
+    let why = if why.is_empty() { "it has no jobs".to_string() } else { why.join(", ") };
+    Error::Usage(format!("--trace {}: no job can be exported: of {} rows, {why}", trace.label(), loaded.rows))
 }
 
 fn join(j: TraceJob, names: &Names, details: &mut HashMap<String, Detail>) -> Result<ExportJob> {
