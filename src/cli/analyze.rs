@@ -82,7 +82,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 /// The result in the sink's format (module documentation).
 pub(super) fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Result<()> {
     match sink.format {
-        Format::Table | Format::Markdown => sink.text(&display(out, part, sink)),
+        Format::Table | Format::Markdown => sink.text(&display(
+            out,
+            part,
+            sink.format == Format::Markdown,
+            &sink.style(render::DISPLAY_DIGITS, false),
+        )),
         Format::Json => {
             let doc = out.to_json();
             let doc = match part {
@@ -99,9 +104,15 @@ pub(super) fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Re
     }
 }
 
+/// The terminal view of `out` as lines as long as the data, for what goes
+/// to stderr beside a command's real output (export's accounting).
+pub(super) fn terminal_text(out: &Output) -> String {
+    let style = tracelab_present::terminal::Style { digits: render::DISPLAY_DIGITS, width: None, row_count: false };
+    display(out, None, false, &style)
+}
+
 /// The view for people: the definition, then a table per part.
-fn display(out: &Output, part: Option<&str>, sink: &Sink) -> String {
-    let markdown = sink.format == Format::Markdown;
+fn display(out: &Output, part: Option<&str>, markdown: bool, style: &tracelab_present::terminal::Style) -> String {
     let preamble = render::preamble(out);
     let mut s = if markdown {
         preamble.lines().map(|l| tracelab_present::markdown::cell(l) + "  \n").collect()
@@ -112,7 +123,7 @@ fn display(out: &Output, part: Option<&str>, sink: &Sink) -> String {
         let body = if markdown {
             tracelab_present::markdown::render(&table, render::DISPLAY_DIGITS)
         } else {
-            tracelab_present::terminal::render(&table, &sink.style(render::DISPLAY_DIGITS, false))
+            tracelab_present::terminal::render(&table, style)
         };
         s.push_str(&format!("\n[{}]\n{body}", tracelab_present::terminal::line(name)));
     }

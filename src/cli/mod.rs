@@ -6,6 +6,7 @@
 
 mod analyze;
 mod completions;
+mod export;
 mod ingest;
 mod listing;
 mod output;
@@ -43,6 +44,7 @@ pub enum Command {
     Report(report::Args),
     // Boxed: its many options would make every command as large.
     Simulate(Box<simulate::Args>),
+    Export(export::Args),
     Completions(completions::CompletionsArgs),
     Man(completions::ManArgs),
 }
@@ -69,6 +71,7 @@ pub fn main() -> i32 {
         Command::Simulate(args) => simulate::run(*args),
         Command::Completions(args) => completions::completions(args),
         Command::Man(args) => completions::man(args),
+        Command::Export(args) => export::run(args),
     };
     match result {
         Ok(code) => code,

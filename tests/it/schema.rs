@@ -91,6 +91,7 @@ fn help_texts_match_their_snapshots() {
         ("help-analyze.txt", vec!["analyze", "--help"]),
         ("help-report.txt", vec!["report", "--help"]),
         ("help-simulate.txt", vec!["simulate", "--help"]),
+        ("help-export.txt", vec!["export", "--help"]),
     ] {
         let out = tracelab_ok(&args);
         let path = dir.join(name);

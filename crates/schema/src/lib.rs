@@ -9,6 +9,9 @@
 //! - the canonical tables of the store (`<store>/<trace>/<table>.parquet` and
 //!   the unified `<store>/jobs.parquet`), declared as static [`Table`]s and
 //!   rendered by `tracelab schema` (and checked against `docs/schema.md`).
+//!
+//! [`swf`] holds the fields of the Standard Workload Format, which export
+//! writes and a later reader can parse.
 
 pub mod civil;
 pub mod error;
@@ -19,6 +22,7 @@ pub mod raw;
 mod render;
 pub mod status;
 pub mod synthetic;
+pub mod swf;
 pub mod unified;
 
 pub use error::{Error, Result};

@@ -10,6 +10,7 @@
 
 pub mod catalog;
 pub mod cluster;
+pub mod export;
 pub mod load;
 pub mod merge;
 pub mod prepare;

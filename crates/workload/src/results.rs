@@ -15,6 +15,7 @@ use tracelab_schema::error::{Error, IoContext, Result};
 use tracelab_sim::{JobStatus, Millis, Resampled, Series, SimResult, Summary};
 use tracelab_store::parquet::compression;
 
+use crate::load::LeftOut;
 use crate::prepare::Prepared;
 use crate::run::RunSpec;
 
@@ -92,12 +93,17 @@ pub fn summary_table(runs: &[Digest]) -> ResultTable {
 
 /// Every row of the source: replayed, or left out with its reason.
 pub fn accounting_table(p: &Prepared) -> ResultTable {
+    accounting("replayed", p.workload.jobs.len(), &p.left_out, p.rows)
+}
+
+/// Every row of the source: `kept` under `outcome`, the rest by reason.
+pub fn accounting(outcome: &str, kept: usize, left_out: &LeftOut, rows: u64) -> ResultTable {
     let mut t = ResultTable::new(&["outcome", "jobs"]);
-    t.push(vec!["replayed".into(), Cell::Int(p.workload.jobs.len() as i64)]);
-    for (reason, n) in &p.left_out.0 {
+    t.push(vec![outcome.into(), Cell::Int(kept as i64)]);
+    for (reason, n) in &left_out.0 {
         t.push(vec![format!("left out: {reason}").into(), Cell::Int(*n as i64)]);
     }
-    t.push(vec!["rows read".into(), Cell::Int(p.rows as i64)]);
+    t.push(vec!["rows read".into(), Cell::Int(rows as i64)]);
     t
 }
 
