@@ -34,9 +34,11 @@ params! {
 pub struct PolluxBusiestWindow;
 
 const MIX_SOURCE: &str = "Pollux (OSDI'21) Table 1: share of jobs per size class in its 8-hour Microsoft sample";
-/// Pollux sampled the Microsoft (Philly) trace: its mix is compared with
-/// the Philly window's only.
-const PHILLY: &[(&str, &str)] = &[("trace", "philly")];
+/// Pollux sampled an 8-hour window of the Microsoft (Philly) trace and
+/// classed jobs at 1, 10 and 100 GPU-hours: its mix is compared with the
+/// Philly window's only, and only at that length and those boundaries.
+const PHILLY: &[(&str, &str)] =
+    &[("trace", "philly"), ("length", "8h"), ("small", "1"), ("medium", "10"), ("large", "100")];
 
 impl Analyze for PolluxBusiestWindow {
     type Params = BusiestWindowParams;

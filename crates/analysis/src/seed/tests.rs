@@ -108,6 +108,13 @@ fn philly_gpu_util_and_series_by_hand() {
     // MuxFlow: 99 % of production GPUs below 60 % utilization.
     assert_eq!(below.published, Some(99.0));
     assert!(below.source.starts_with("MuxFlow"), "{}", below.source);
+    // At another threshold the share (1 of 3 GPUs below 30 %) has no
+    // published counterpart; 60.0 is the same value as the default 60.
+    let other = run(&MuxflowGpuUtil, &store, &[("trace", "philly"), ("threshold", "30")]);
+    assert!((headline(&other, "philly_util_below").value - 100.0 / 3.0).abs() < 1e-12);
+    assert_eq!(headline(&other, "philly_util_below").published, None);
+    let same = run(&MuxflowGpuUtil, &store, &[("trace", "philly"), ("threshold", "60.0")]);
+    assert_eq!(headline(&same, "philly_util_below").published, Some(99.0));
     let out = run(&MuxflowPredictability, &store, &[("trace", "philly")]);
     let Body::Curves { series, .. } = &out.part("series").unwrap().body else { panic!() };
     assert_eq!(series[0].1, vec![(0.0, 40.0), (5.0 / 60.0, 50.0)]);
@@ -254,6 +261,14 @@ fn pollux_mix_is_published_beside_the_philly_window_only() {
     assert_eq!(published, [Some(72.0), Some(20.0), Some(6.0), Some(2.0)]);
     // The window holds c (large) and d (xlarge): 50 % each.
     assert_eq!(headline(&out, "window_large").value, 50.0);
+    // Pollux's mix is of an 8-hour window with classes at 1/10/100
+    // GPU-hours: another length or boundary has no published counterpart.
+    for other in [("length", "4h"), ("small", "2"), ("large", "50")] {
+        let out = run(&PolluxBusiestWindow, &store, &[other]);
+        assert!(out.all_headlines().all(|h| h.published.is_none()), "{other:?}");
+    }
+    let same = run(&PolluxBusiestWindow, &store, &[("length", "480m")]);
+    assert_eq!(headline(&same, "window_small").published, Some(72.0));
     let out = run(&PolluxBusiestWindow, &store, &[("trace", "helios")]);
     assert!(out.all_headlines().all(|h| h.published.is_none()));
     assert_eq!(table(&out, "notes").rows, vec![vec![Cell::from("helios"), Cell::from("not in the store")]]);
