@@ -42,6 +42,7 @@ reports.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -337,7 +338,8 @@ def main():
         return from_raw(a, tl)
     store = store_of(a, tl)
     listing = run([tl, "analyze", "--list"], capture=True)[2]
-    ids = sorted({w for line in listing.splitlines() for w in line.split() if w.startswith("pai.")})
+    # `analyze --list` prints CSV when stdout is not a terminal, a table otherwise: take the leading id.
+    ids = sorted(set(re.findall(r"^\W*(pai\.[a-z0-9-]+)", listing, flags=re.M)))
     res = passes(tl, store, ids)
     print(f"{'analysis':28} {'cold s':>7} {'warm s':>7} {'cpu s':>6} {'RSS MB':>7} {'duckdb s':>9} {'cpu s':>6} "
           f"{'RSS MB':>7} {'ratio':>6}  headlines vs duckdb")
