@@ -35,8 +35,9 @@ A13-A15 the six medians; A16 the six plan > / < usage shares) and the rows of A9
 tables (tasks, P50, P90, P99 per series).
 
 Full scale: build the release binary (cargo build --release), then `python3 bench/pai.py` and
-`python3 bench/pai.py --pandas` (both default to --scale 1 and target/release/tracelab; the pandas side
-needs roughly 10-20 GB of memory at full scale). This is a benchmark, not a test: it asserts nothing, it
+`python3 bench/pai.py --pandas` (both default to --scale 1 and target/release/tracelab). The pandas side
+needs memory in proportion to the CSVs: 0.8 GB for the 0.3 GB at --scale 0.1, so expect about 10 GB at
+full scale (3.8 GB of CSV). This is a benchmark, not a test: it asserts nothing, it
 reports.
 """
 import argparse
