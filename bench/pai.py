@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """PAI analysis benchmark: every `pai.*` analysis on a (full-scale synthetic) PAI store, and the core ones
 (A8-A10 wait definitions, A13-A16 requests vs usage, Fig 7 = pai.machine-util) against the same definitions
-in DuckDB SQL on the same Parquet.
+in DuckDB SQL on the same Parquet; with --pandas, from the raw files to the A8-A16 numbers against pandas.
 
 Usage:
   python3 bench/pai.py [--store DIR] [--scale S] [--tracelab PATH] [--work DIR] [--no-duckdb]
+  python3 bench/pai.py --pandas [--raw DIR] [--scale S] [--tracelab PATH] [--work DIR]
 
-Without --store, a synthetic PAI trace is generated (`tracelab synth pai --scale S`, default 1.0 = full
-size, about 3.8 GB of CSV) and ingested under --work (default target/bench). Each analysis runs as
+Without --store (or --raw), a synthetic PAI trace is generated (`tracelab synth pai --scale S --seed 1`,
+default 1.0 = full size, about 3.8 GB of CSV) under --work (default target/bench, <work>/pai-scale-S, shared
+with bench/ingest.py and bench/query.py) and ingested (<work>/pai-scale-S-store). Each analysis runs as
 `tracelab analyze ID --store STORE --format json` in its own process, twice:
   cold  after deleting <store>/pai/derived, so the first analysis builds the derived-frame cache (its
         time includes the build, printed separately as cold - warm of that analysis);
@@ -16,11 +18,32 @@ Prints wall time (perf_counter), CPU time (user + system) and peak RSS (wait4) p
 totals, and for the core analyses the DuckDB twin's time, peak RSS, the tracelab (warm) / DuckDB wall
 ratio, and the largest relative difference between tracelab's headline values and DuckDB's (they compute
 the same definitions). CPU time is the steadier figure on a shared machine.
-Build first: cargo build --release. This is a benchmark, not a test: it asserts nothing, it reports.
+
+--pandas (issue 18: at least 20x faster than the owners' pandas code, at most 1/5 of its memory): from the
+raw PAI CSV files (--raw, or the synthetic trace above) to the numbers of notebook cells A8-A11 and
+A13-A16, each side measured with wait4 after one untimed read of the CSVs (both start from a warm page cache):
+  tracelab  `tracelab ingest RAW --out FRESH_STORE`, then the six analyses pai.wait-over-completion,
+            pai.wait-by-gpu-request, pai.wait-by-gpu-type, pai.task-share-by-gpu, pai.request-vs-usage and
+            pai.usage-minus-request, cold (the first builds the derived frames), one process each: wall and
+            CPU summed, peak RSS the largest of the processes;
+  pandas    bench/pai_pandas.py RAW, one process: the owners' frames (dfa, dfiw/dfw/dfws, dfas) and cells
+            in pandas, reading the raw CSVs with their .header column names.
+Prints both, the pandas / tracelab ratios of wall, CPU and peak RSS, and the largest relative difference
+between the two over every quantity both report: the headlines of the six analyses (A8 shares over half the
+completion time; A9 sharing P90 and whole-GPU > 1000 s; A10 V100 and low-end P90; A11 the ten task shares;
+A13-A15 the six medians; A16 the six plan > / < usage shares) and the rows of A9's and A10's quantile
+tables (tasks, P50, P90, P99 per series).
+
+Full scale: build the release binary (cargo build --release), then `python3 bench/pai.py` and
+`python3 bench/pai.py --pandas` (both default to --scale 1 and target/release/tracelab). The pandas side
+needs memory in proportion to the CSVs: 0.8 GB for the 0.3 GB at --scale 0.1, so expect about 10 GB at
+full scale (3.8 GB of CSV). This is a benchmark, not a test: it asserts nothing, it
+reports.
 """
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -191,13 +214,22 @@ def agreement(ours, theirs):
     return worst, len(keys)
 
 
+def raw_of(a, tl):
+    """The raw PAI folder: --raw, or the synthetic trace at --scale (generated when missing)."""
+    if a.raw is not None:
+        return Path(a.raw)
+    raw = Path(a.work) / f"pai-scale-{float(a.scale):g}"
+    if not (raw / "pai_instance_table.csv").exists():
+        secs = run([tl, "synth", "pai", "--scale", a.scale, "--seed", "1", "--out", str(raw), "--quiet"])[0]
+        print(f"synth pai --scale {a.scale}: {secs:.1f} s")
+    return raw
+
+
 def store_of(a, tl):
     if a.store is not None:
         return Path(a.store)
-    raw, store = Path(a.work) / "pai-raw", Path(a.work) / "pai-store"
-    if not raw.exists():
-        print(f"synth pai --scale {a.scale}: {run([tl, 'synth', 'pai', '--scale', a.scale, '--out', str(raw)])[0]:.1f} s")
-    if not (store / "pai").exists():
+    raw, store = raw_of(a, tl), Path(a.work) / f"pai-scale-{float(a.scale):g}-store"
+    if not (store / "pai" / "manifest.json").exists():
         print(f"ingest: {run([tl, 'ingest', str(raw), '--out', str(store), '--quiet'])[0]:.1f} s")
     return store
 
@@ -212,18 +244,103 @@ def passes(tl, store, ids):
     return res
 
 
+# The analyses of notebook cells A8-A11 and A13-A16, the ones bench/pai_pandas.py computes.
+CELLS = ["pai.wait-over-completion", "pai.wait-by-gpu-request", "pai.wait-by-gpu-type", "pai.task-share-by-gpu",
+         "pai.request-vs-usage", "pai.usage-minus-request"]
+
+
+def comparable(output):
+    """{key: value} of a tracelab JSON output's headlines and of its `quantiles` table ("<series> <column>")."""
+    out = headlines(output)
+    for p in json.loads(output)["parts"]:
+        if p["kind"] == "table" and p.get("name") == "quantiles":
+            for row in p["rows"]:
+                out.update({f"{row[0]} {c}": v for c, v in zip(p["columns"][1:], row[1:])})
+    return out
+
+
+def warm(raw):
+    """Reads every CSV under raw once, untimed, so both sides start from the same page cache."""
+    for f in sorted(Path(raw).glob("*.csv")):
+        with open(f, "rb") as fh:
+            while fh.read(1 << 24):
+                pass
+
+
+def from_raw(a, tl):
+    """--pandas: tracelab (ingest + the six analyses, cold) against bench/pai_pandas.py, from the raw files."""
+    raw = raw_of(a, tl)
+    csv_mb = sum(f.stat().st_size for f in raw.glob("*.csv")) / 1e6
+    store = Path(a.work) / "pai-from-raw-store"
+    shutil.rmtree(store, ignore_errors=True)
+    warm(raw)
+    steps = [("tracelab ingest", run([tl, "ingest", str(raw), "--out", str(store), "--quiet"]))]
+    ours = {}
+    for i in CELLS:
+        r = run([tl, "analyze", i, "--store", str(store), "--format", "json"], capture=True)
+        steps.append((f"tracelab {i}", r))
+        ours[i] = comparable(r[2])
+    shutil.rmtree(store, ignore_errors=True)
+    warm(raw)
+    ps, pr, pout, pc = run([sys.executable, str(ROOT / "bench" / "pai_pandas.py"), str(raw)], capture=True)
+    theirs = json.loads(pout)
+
+    import pandas
+    ts, tc, tr = sum(r[0] for _, r in steps), sum(r[3] for _, r in steps), max(r[1] for _, r in steps)
+    print(f"\nfrom raw PAI files to the A8-A11 and A13-A16 numbers: {raw} ({csv_mb:,.0f} MB of CSV), "
+          f"{os.cpu_count()} cores")
+    print(f"{'step':<40}{'wall s':>9}{'CPU s':>9}{'peak RSS MB':>13}")
+    for name, (secs, rss, _, cpu) in steps:
+        print(f"{name:<40}{secs:>9.2f}{cpu:>9.2f}{rss:>13.0f}")
+    print(f"{'tracelab from raw (sum; peak = max)':<40}{ts:>9.2f}{tc:>9.2f}{tr:>13.0f}")
+    print(f"{'pandas ' + pandas.__version__ + ' (bench/pai_pandas.py)':<40}{ps:>9.2f}{pc:>9.2f}{pr:>13.0f}")
+    print(f"pandas / tracelab: wall x{ps / ts:.1f}, CPU x{pc / tc:.1f} (target: tracelab >= 20x faster); "
+          f"peak RSS x{pr / tr:.1f} (target: tracelab <= 1/5 of pandas' memory)")
+    worst, total, missing = (0.0, ""), 0, []
+    print(f"\n{'analysis':<28}{'quantities':>11}{'max rel diff':>14}  largest at")
+    for i in CELLS:
+        keys = [k for k in theirs[i] if k in ours[i]]
+        missing += [f"{i} {k}" for k in theirs[i] if k not in ours[i]]
+        diffs = [(rel(ours[i][k], theirs[i][k]), k) for k in keys]
+        top = max(diffs, default=(0.0, ""))
+        total += len(keys)
+        worst = max(worst, (top[0], f"{i} {top[1]}"))
+        print(f"{i:<28}{len(keys):>11}{top[0]:>14.1e}  {top[1] if top[0] else '(all equal)'}")
+    print(f"{total} quantities compared; largest relative difference {worst[0]:.1e}"
+          + (f" ({worst[1]})" if worst[0] else ""))
+    if missing:
+        print(f"not in tracelab's output (not compared): {', '.join(missing)}")
+
+
+def rel(x, y):
+    """Relative difference; two nulls agree, a null against a number is 1 (100 %)."""
+    if x is None or y is None:
+        return 0.0 if x is None and y is None else 1.0
+    if x == y:
+        return 0.0
+    return abs(x - y) / max(abs(x), abs(y))
+
+
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store")
     ap.add_argument("--scale", default="1")
     ap.add_argument("--tracelab", default=str(ROOT / "target/release/tracelab"))
     ap.add_argument("--work", default=str(ROOT / "target/bench"))
     ap.add_argument("--no-duckdb", action="store_true")
+    ap.add_argument("--pandas", action="store_true", help="from the raw files: tracelab against the owners' "
+                    "definitions in pandas (bench/pai_pandas.py)")
+    ap.add_argument("--raw", help="raw PAI folder for --pandas (default: the synthetic trace at --scale)")
     a = ap.parse_args()
     tl = a.tracelab
+    if not Path(tl).exists():
+        sys.exit(f"{tl} not found: run `cargo build --release` first")
+    if a.pandas:
+        return from_raw(a, tl)
     store = store_of(a, tl)
     listing = run([tl, "analyze", "--list"], capture=True)[2]
-    ids = sorted({w for line in listing.splitlines() for w in line.split() if w.startswith("pai.")})
+    # `analyze --list` prints CSV when stdout is not a terminal, a table otherwise: take the leading id.
+    ids = sorted(set(re.findall(r"^\W*(pai\.[a-z0-9-]+)", listing, flags=re.M)))
     res = passes(tl, store, ids)
     print(f"{'analysis':28} {'cold s':>7} {'warm s':>7} {'cpu s':>6} {'RSS MB':>7} {'duckdb s':>9} {'cpu s':>6} "
           f"{'RSS MB':>7} {'ratio':>6}  headlines vs duckdb")
