@@ -21,6 +21,7 @@ This is a benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -131,15 +132,9 @@ def main():
 
 
 def philly_ids(tracelab):
-    """The registered philly.* analysis ids, from the JSON-free `--list` table."""
+    """The registered philly.* analysis ids, from `analyze --list` (CSV when piped: the leading id)."""
     text = subprocess.run([tracelab, "analyze", "--list"], capture_output=True, text=True).stdout
-    ids = []
-    for line in text.splitlines():
-        for cell in line.replace("│", "|").replace("┆", "|").split("|"):
-            cell = cell.strip()
-            if cell.startswith("philly.") and " " not in cell and cell not in ids:
-                ids.append(cell)
-    return ids
+    return sorted(set(re.findall(r"^\W*(philly\.[a-z0-9-]+)", text, flags=re.M)))
 
 
 if __name__ == "__main__":
