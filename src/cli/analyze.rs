@@ -82,12 +82,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 /// The result in the sink's format (module documentation).
 pub(super) fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Result<()> {
     match sink.format {
-        Format::Table | Format::Markdown => sink.text(&display(
-            out,
-            part,
-            sink.format == Format::Markdown,
-            &sink.style(render::DISPLAY_DIGITS, false),
-        )),
+        Format::Table | Format::Markdown => {
+            sink.text(&display(out, part, sink.format == Format::Markdown, &sink.style(render::DISPLAY_DIGITS, false)))
+        }
         Format::Json => {
             let doc = out.to_json();
             let doc = match part {

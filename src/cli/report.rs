@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 
 use tracelab_ingest::{Limits, Plan as IngestPlan};
-use tracelab_report::{self as report, Event, Formats, Plan, Spec};
+use tracelab_report::{self as report, schedule, Event, Formats, Plan, Spec};
 use tracelab_schema::error::Error;
 use tracelab_schema::Trace;
 use tracelab_store::Store;
@@ -73,6 +73,15 @@ pub struct Args {
     /// Print the generation time (UTC) in index.html
     #[arg(long)]
     stamp: bool,
+    /// Analyses run side by side [default: the number of cores]; the
+    /// report's bytes do not depend on it
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
+    /// Memory the analyses running side by side may hold together, in GiB,
+    /// by their declared estimates; an analysis estimated above it runs
+    /// alone [default: 2.5]
+    #[arg(long, value_name = "GIB")]
+    memory_budget: Option<f64>,
     /// No progress lines
     #[arg(long, short)]
     quiet: bool,
@@ -111,7 +120,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let formats = Formats { png: args.formats.contains(&FormatArg::Png), pdf: args.formats.contains(&FormatArg::Pdf) };
     let out = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));
     let stamp = args.stamp.then(|| chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC").to_string());
-    let plan = Plan { store, specs, only, formats, cache: !(args.no_cache || args.check), stamp };
+    let limits = limits(&args)?;
+    let plan = Plan { store, specs, only, formats, cache: !(args.no_cache || args.check), stamp, limits };
     let quiet = args.quiet;
     let progress = move |e: Event| {
         if !quiet {
@@ -140,6 +150,21 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// `--jobs` and `--memory-budget` over the machine's defaults.
+fn limits(args: &Args) -> anyhow::Result<schedule::Limits> {
+    let mut limits = schedule::Limits::for_this_machine();
+    if let Some(n) = args.jobs {
+        limits.workers = usize::from(n);
+    }
+    if let Some(gib) = args.memory_budget {
+        if !(gib.is_finite() && gib > 0.0) {
+            return Err(Error::Usage(format!("--memory-budget {gib}: expected a positive number of GiB")).into());
+        }
+        limits.budget = (gib * f64::from(1u32 << 30)) as u64;
+    }
+    Ok(limits)
 }
 
 fn describe(e: &Event) -> String {

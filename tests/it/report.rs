@@ -34,6 +34,23 @@ fn the_committed_reports_equal_a_fresh_report_byte_for_byte() {
     assert!(stderr.contains("matches"), "{stderr}");
 }
 
+/// Analyses run side by side (`--jobs`): one at a time, and four at once
+/// with no memory limit, both give the committed bytes.
+#[test]
+fn the_report_is_the_same_whatever_runs_side_by_side() {
+    let reports = root().join("reports");
+    for limits in [["--jobs", "1", "--memory-budget", "1"], ["--jobs", "4", "--memory-budget", "1000"]] {
+        let mut args = vec!["report", "--store", s(sample_store()), "--out", s(&reports), "--check", "-q"];
+        args.extend(limits);
+        let (code, _, stderr) = tracelab(&args);
+        assert_eq!(code, 0, "{limits:?}: {stderr}");
+    }
+    let (code, _, stderr) = tracelab(&["report", "--jobs", "0"]);
+    assert_eq!(code, 2, "{stderr}");
+    let (code, _, stderr) = tracelab(&["report", "--memory-budget=0"]);
+    assert!(code == 2 && stderr.contains("--memory-budget"), "{stderr}");
+}
+
 #[test]
 fn check_names_every_difference_and_writes_nothing() {
     let tmp = tempfile::tempdir().unwrap();

@@ -41,6 +41,8 @@ use crate::output::{Body, Output};
 use crate::params::{self, Args, ParamSpec, Params};
 use crate::Ctx;
 use tracelab_schema::error::Result;
+use tracelab_schema::Table;
+use tracelab_store::Store;
 
 /// Which trace an analysis reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -77,6 +79,36 @@ pub struct About {
     pub summary: &'static str,
     /// The output's title.
     pub title: &'static str,
+}
+
+/// What an analysis holds in memory at its peak, declared so that a report
+/// can run analyses side by side within a budget ([`Analysis::memory`]).
+/// The figures come from the per-analysis peak RSS the benchmarks print at
+/// full scale (`bench/pai.py`, `bench/philly.py`), divided by the rows of
+/// the table the analysis holds; they are estimates for scheduling, not
+/// limits.
+#[derive(Debug, Clone, Copy)]
+pub enum Memory {
+    /// Aggregates of bounded size: at most [`Memory::SMALL`] bytes.
+    Small,
+    /// About this many bytes per row of the table.
+    PerRow(&'static Table, u64),
+}
+
+impl Memory {
+    /// What a small analysis is counted as: the peak of the largest of them
+    /// at full scale, rounded up.
+    pub const SMALL: u64 = 400 << 20;
+
+    /// The estimate for `store`, in bytes.
+    pub fn bytes(self, store: &Store) -> u64 {
+        match self {
+            Memory::Small => Memory::SMALL,
+            Memory::PerRow(table, per_row) => {
+                store.rows(table).map_or(Memory::SMALL, |rows| rows.saturating_mul(per_row).max(Memory::SMALL))
+            }
+        }
+    }
 }
 
 /// A number a paper or the owners' notebook published, which the headline
@@ -125,6 +157,8 @@ pub trait Analyze: Sync + 'static {
     const ABOUT: About;
     /// The published values its headlines pick up by key.
     const PUBLISHED: &'static [Published] = &[];
+    /// Its peak memory, for running analyses side by side.
+    const MEMORY: Memory = Memory::Small;
 
     /// [`Self::PUBLISHED`]; overridden only where the values are computed
     /// from a published file.
@@ -174,6 +208,7 @@ pub struct Analysis {
     pub summary: &'static str,
     pub title: &'static str,
     pub params: &'static [ParamSpec],
+    pub memory: Memory,
     imp: &'static dyn Run,
 }
 
@@ -194,6 +229,7 @@ impl Analysis {
             summary: about.summary,
             title: about.title,
             params: A::Params::DECLARED,
+            memory: A::MEMORY,
             imp: analysis,
         }
     }

@@ -28,7 +28,7 @@ mod shared;
 #[cfg(test)]
 mod testkit;
 
-pub use declare::{describe, About, Analysis, Analyze, Published, Scope};
+pub use declare::{describe, About, Analysis, Analyze, Memory, Published, Scope};
 pub use output::{Body, Cell, Headline, Output, Part, ResultTable};
 pub use pai::derived::on_progress as on_pai_derived_progress;
 pub use params::{Args, Kind, ParamSpec};

@@ -29,6 +29,7 @@ mod format;
 mod html;
 mod inputs;
 mod run;
+pub mod schedule;
 mod spec;
 mod summary;
 mod tables;
@@ -63,6 +64,8 @@ pub struct Plan {
     /// A generation time to print (`--stamp`); none keeps the output
     /// independent of the time of the run.
     pub stamp: Option<String>,
+    /// How many analyses run side by side, within which memory.
+    pub limits: schedule::Limits,
 }
 
 /// The figure formats besides SVG (and its CSV), which are always written.
@@ -189,7 +192,7 @@ pub fn generate(plan: &Plan, progress: &dyn Fn(Event)) -> Result<(Files, Stats)>
             None => r.notes.iter().for_each(|text| progress(Event::Note { spec, figure: None, text })),
         }
     }
-    let mut stats = run::run_all(plan, &data, &mut reports, progress)?;
+    let mut stats = run::run_all(plan, &data, &mut reports, plan.limits, progress)?;
     for r in &reports {
         for f in &r.figures {
             let text = match &f.rendered {

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use tracelab_analysis::Ctx;
+use tracelab_analysis::{Ctx, Memory};
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Trace;
 
@@ -13,6 +13,7 @@ use super::cache::{Cache, RunEntry};
 use super::calibration::figure_calibrated;
 use super::figure::{self, Env, FigureOut, Rendered};
 use super::inputs::{markers, source_line};
+use super::schedule::{self, Limits};
 use super::spec::{self, params_of, FigureSpec, Spec};
 use super::summary::HeadlineRow;
 use super::{Data, Event, FigureReport, Plan, SpecReport, Stats};
@@ -46,39 +47,76 @@ pub fn skip_or_empty<'a>(spec: &'a Spec, data: &Data) -> SpecReport<'a> {
     SpecReport { spec, skipped, notes, figures: Vec::new(), headlines: Vec::new() }
 }
 
-/// Runs every analysis the specs need (from the cache when possible) and
-/// places the figures.
-pub fn run_all(plan: &Plan, data: &Data, reports: &mut [SpecReport], progress: &dyn Fn(Event)) -> Result<Stats> {
+/// Runs every analysis the specs need (from the cache when possible), side
+/// by side within `limits` (see [`schedule`]), and places the figures in
+/// the order of the runs, so the report is the same whatever finishes first.
+pub fn run_all(
+    plan: &Plan,
+    data: &Data,
+    reports: &mut [SpecReport],
+    limits: Limits,
+    progress: &dyn Fn(Event),
+) -> Result<Stats> {
     let runs = group_runs(plan, reports);
     // The reasons for missing traces are part of the figures' notes, so
     // they are part of the cache's identity too.
     let identity = format!("{:?}{:?}", data.missing, data.missing_clusters);
     let cache = Cache::new(&data.store, &identity, plan.cache);
     let ctx = Ctx::new(data.store.clone());
-    let mut stats = Stats::default();
+    let estimates: Vec<u64> = runs.iter().map(|((analysis, _), _)| estimate(analysis, data)).collect();
     let total = runs.len();
-    for (index, ((analysis, params), slots)) in runs.into_iter().enumerate() {
-        let started = Instant::now();
-        if let Some(why) = replays_a_missing_trace(&params, data) {
-            let entry = RunEntry { title: String::new(), definition: String::new(), params, headlines: Vec::new() };
-            let skipped = || FigureOut { rendered: Rendered::Skipped(why.clone()), csv: None, notes: Vec::new() };
-            let figs = slots.iter().map(|_| skipped()).collect();
-            place(reports, plan, data, &entry, &analysis, slots, figs);
-            continue;
-        }
-        let key = cache.run_key(&analysis, &params);
-        let run = Run { plan, data, cache: &cache, ctx: &ctx, key: &key };
-        let (entry, figs, cached) = run.run_or_reuse((&analysis, &params), &slots)?;
-        stats.runs += 1;
-        stats.cached_runs += usize::from(cached);
-        let seconds = started.elapsed().as_secs_f64();
-        progress(Event::Ran { analysis: &analysis, index: index + 1, total, seconds, cached });
+    let outcomes = schedule::run_within(
+        &estimates,
+        limits,
+        |i| {
+            let ((analysis, params), slots) = &runs[i];
+            let run = Run { plan, data, cache: &cache, ctx: &ctx };
+            run.outcome((analysis, params), slots)
+        },
+        Result::is_err,
+        |i, outcome| {
+            if let Ok(Outcome::Ran { seconds, cached, .. }) = outcome {
+                let (analysis, index) = (runs[i].0 .0.as_str(), i + 1);
+                progress(Event::Ran { analysis, index, total, seconds: *seconds, cached: *cached });
+            }
+        },
+    );
+    let mut stats = Stats::default();
+    for (((analysis, _), slots), outcome) in runs.into_iter().zip(outcomes) {
+        // Runs start in order and stop after a failure: the first missing
+        // outcome comes after the failed one, which `?` has returned.
+        let outcome = outcome.expect("runs before a failure all ran")?;
+        let (entry, figs) = match outcome {
+            Outcome::Skipped(entry, figs) => (entry, figs),
+            Outcome::Ran { entry, figs, cached, .. } => {
+                stats.runs += 1;
+                stats.cached_runs += usize::from(cached);
+                (entry, figs)
+            }
+        };
         place(reports, plan, data, &entry, &analysis, slots, figs);
     }
     for r in reports.iter_mut() {
         r.figures.sort_by_key(|f| figure_index(r.spec, &f.id));
     }
     Ok(stats)
+}
+
+/// The declared peak memory of a run of `analysis` over the report's store.
+fn estimate(analysis: &str, data: &Data) -> u64 {
+    spec::find(analysis).map_or(Memory::SMALL, |a| a.memory.bytes(&data.store))
+}
+
+/// What one run gave.
+enum Outcome {
+    /// It reads a trace the report lacks: its figures are skipped.
+    Skipped(RunEntry, Vec<FigureOut>),
+    Ran {
+        entry: RunEntry,
+        figs: Vec<FigureOut>,
+        cached: bool,
+        seconds: f64,
+    },
 }
 
 /// Why a run cannot be made: its `trace` parameter (`helios`,
@@ -128,16 +166,39 @@ struct Run<'a> {
     data: &'a Data,
     cache: &'a Cache,
     ctx: &'a Ctx,
-    key: &'a str,
 }
 
 impl Run<'_> {
+    /// The run's figures: skipped when it reads a trace the report lacks,
+    /// else from the cache or by running the analysis.
+    fn outcome(&self, (analysis, params): (&str, &[(String, String)]), slots: &[Slot]) -> Result<Outcome> {
+        let started = Instant::now();
+        if let Some(why) = replays_a_missing_trace(params, self.data) {
+            let entry = RunEntry {
+                title: String::new(),
+                definition: String::new(),
+                params: params.to_vec(),
+                headlines: Vec::new(),
+            };
+            let skipped = || FigureOut { rendered: Rendered::Skipped(why.clone()), csv: None, notes: Vec::new() };
+            return Ok(Outcome::Skipped(entry, slots.iter().map(|_| skipped()).collect()));
+        }
+        let key = self.cache.run_key(analysis, params);
+        let (entry, figs, cached) = self.run_or_reuse((analysis, params), slots, &key)?;
+        Ok(Outcome::Ran { entry, figs, cached, seconds: started.elapsed().as_secs_f64() })
+    }
+
     /// The run's entry and its figures, from the cache when all are there,
     /// else by running the analysis once.
-    fn run_or_reuse(&self, (analysis, params): (&str, &[(String, String)]), slots: &[Slot]) -> Result<RunResult> {
+    fn run_or_reuse(
+        &self,
+        (analysis, params): (&str, &[(String, String)]),
+        slots: &[Slot],
+        key: &str,
+    ) -> Result<RunResult> {
         let fig_keys: Vec<String> =
-            slots.iter().map(|&(s, f)| self.cache.fig_key(self.key, figure_source(self.plan, s, f))).collect();
-        if let Some(entry) = self.cache.get_run(self.key) {
+            slots.iter().map(|&(s, f)| self.cache.fig_key(key, figure_source(self.plan, s, f))).collect();
+        if let Some(entry) = self.cache.get_run(key) {
             let figs: Option<Vec<FigureOut>> = fig_keys.iter().map(|k| self.cache.get_fig(k)).collect();
             if let Some(figs) = figs {
                 return Ok((entry, figs, true));
@@ -165,7 +226,7 @@ impl Run<'_> {
             self.cache.put_fig(k, &r);
             figs.push(r);
         }
-        self.cache.put_run(self.key, &entry);
+        self.cache.put_run(key, &entry);
         Ok((entry, figs, false))
     }
 

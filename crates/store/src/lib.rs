@@ -177,6 +177,13 @@ impl Store {
         self.manifests.iter().find(|(t, _)| *t == trace && self.shows(Some(*t))).map(|(_, m)| m)
     }
 
+    /// The rows of `table` as its trace's manifest records them; `None` for
+    /// a table the store lacks or the unified table (no per-table count).
+    pub fn rows(&self, table: &Table) -> Option<u64> {
+        let manifest = self.manifest(table.trace?)?;
+        manifest.tables.iter().find(|t| t.table == table.name).map(|t| t.counts.rows)
+    }
+
     /// The store's content fingerprint: the SHA-256 of every manifest
     /// (traces and unified table), which list the inputs and every file
     /// with its SHA-256. Equal fingerprints, equal tables.

@@ -91,6 +91,11 @@ pub fn key_file(entry: &CacheEntry) -> Option<KeyFile> {
 /// when the build failed (then nothing of it is left behind but possibly
 /// the entry's folder).
 pub fn ensure(store: &Store) -> bool {
+    // Analyses run side by side in a report: the first to need the frames
+    // builds them (about 2.5 GB at full scale), the others wait and read
+    // them, rather than building them again at the same time.
+    static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = BUILDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let entry = entry(store);
     let complete = || Frame::ALL.iter().all(|f| entry.path(&file_name(*f)).is_file());
     (key_file(&entry).is_some() && complete()) || rebuild(store, &entry).is_ok()
