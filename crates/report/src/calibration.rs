@@ -16,7 +16,7 @@ use tracelab_schema::synthetic::Marker;
 use tracelab_schema::Trace;
 
 use super::format::{number, percent_change, signed};
-use super::summary::HeadlineRow;
+use super::headline::HeadlineRow;
 
 /// The rule, as the report states it.
 pub const TOLERANCE_RULE: &str = "A headline is within tolerance (≈) when it differs from the published value by \

@@ -17,8 +17,8 @@ use tracelab_plot::{self as plot, Axis, BarMode, BoxStats, Chart, Data, Legend, 
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
-use super::figure::{label_of, pick, pivot_labels, skip_reason, Env};
 use super::format::{cell_text, number};
+use super::selection::{label_of, pick, pivot_labels, skip_reason, Env};
 use super::spec::{AxisSpec, FigureSpec, Kind};
 use super::tables::{cell_f64, column};
 

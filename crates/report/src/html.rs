@@ -13,8 +13,8 @@ use serde_json::Value;
 use super::calibration::TOLERANCE_RULE;
 use super::figure::Rendered;
 use super::format::{escape, number};
+use super::headline_tables::{by_analysis, judged_table, rows_table};
 use super::inputs::{markers, TraceData};
-use super::summary::{by_analysis, judged_table};
 use super::tables::TextTable;
 use super::{Data, FigureReport, Formats, SpecReport};
 
@@ -188,7 +188,7 @@ fn headlines(s: &SpecReport, markers: &[tracelab_schema::synthetic::Marker]) -> 
         h.push_str(&format!(
             "<details><summary>{} more headline numbers (no published value)</summary>\n{}</details>\n",
             without.len(),
-            table(&super::summary::rows_table(&without, true), "")
+            table(&rows_table(&without, true), "")
         ));
     }
     h

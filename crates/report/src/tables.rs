@@ -9,8 +9,8 @@ use tracelab_analysis::{Cell, ResultTable};
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
-use super::figure::{label_of, pick, Env};
 use super::format::{cell_text, number};
+use super::selection::{label_of, pick, Env};
 use super::spec::FigureSpec;
 
 /// A table of display strings.
