@@ -4,15 +4,15 @@
 //! `summary.md` show these.
 
 use tracelab_analysis::Headline;
+use tracelab_present::number::report_text;
 use tracelab_schema::synthetic::Marker;
 
 use super::calibration::judge;
-use super::format::number;
 use super::headline::HeadlineRow;
 use super::tables::TextTable;
 
 fn opt(x: Option<f64>) -> String {
-    x.map(number).unwrap_or_default()
+    x.map(report_text).unwrap_or_default()
 }
 
 /// A headlines part as a table (a spec figure of kind `headlines`).

@@ -17,8 +17,8 @@
 //! the cache, placing figures), `figure`/`selection`/`charts`/`tables`/
 //! `csv` (one figure), `inputs`, `headline` and `calibration` (what the
 //! data is, how headlines compare), `headline_tables`, `html`/`summary`
-//! (the pages), `files` (writing, checking), `format` (numbers and
-//! escaping), `cache`.
+//! (the pages), `files` (writing, checking), `cache`. Numbers and text are
+//! spelled and escaped by the presentation layer, [`tracelab_present`].
 
 mod cache;
 mod calibration;
@@ -26,7 +26,6 @@ mod charts;
 mod csv;
 mod figure;
 mod files;
-mod format;
 mod headline;
 mod headline_tables;
 mod html;

@@ -7,24 +7,19 @@
 
 use serde_json::{json, Value};
 
+use tracelab_present::markdown::{cell as md_cell, render as md_render};
+use tracelab_present::number::{report_json, REPORT_DIGITS};
+use tracelab_present::{Column, Table};
+
 use tracelab_schema::synthetic::Marker;
 
 use super::calibration::{judge, TOLERANCE_RULE};
 use super::figure::Rendered;
-use super::format::md_cell;
 use super::headline::HeadlineRow;
 use super::headline_tables::{by_analysis, judged_table};
 use super::inputs::markers;
 use super::tables::TextTable;
 use super::{Data, FigureReport, SpecReport};
-
-/// Six significant digits, as a JSON number (null for None).
-fn rounded(x: Option<f64>) -> Value {
-    match x {
-        Some(v) if v.is_finite() => format!("{v:.5e}").parse::<f64>().map_or(Value::Null, |r| json!(r)),
-        _ => Value::Null,
-    }
-}
 
 /// `summary.json`: what the data is, every spec's figures and headline
 /// numbers (with their verdicts), and the inputs (the ingest manifests).
@@ -57,9 +52,9 @@ fn spec_json(s: &SpecReport, markers: &[Marker]) -> Value {
         .iter()
         .map(|h| {
             let j = judge(h, markers);
-            json!({ "analysis": h.analysis, "key": h.key, "label": h.label, "value": rounded(h.value),
-                    "unit": h.unit, "published": rounded(h.published), "source": h.source,
-                    "compared_with": rounded(j.reference.filter(|_| h.published.is_some())),
+            json!({ "analysis": h.analysis, "key": h.key, "label": h.label, "value": report_json(h.value),
+                    "unit": h.unit, "published": report_json(h.published), "source": h.source,
+                    "compared_with": report_json(j.reference.filter(|_| h.published.is_some())),
                     "verdict": j.verdict_name() })
         })
         .collect();
@@ -137,23 +132,9 @@ fn spec_markdown(s: &SpecReport, markers: &[Marker]) -> String {
     md
 }
 
-pub fn md_table(t: &TextTable) -> String {
-    let mut md = format!("| {} |\n", t.columns.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "));
-    md.push_str(&format!("|{}\n", " --- |".repeat(t.columns.len())));
-    for r in &t.rows {
-        md.push_str(&format!("| {} |\n", r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")));
-    }
-    md
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_numbers_have_six_significant_digits() {
-        assert_eq!(rounded(Some(2.0 / 3.0)), json!(0.666667));
-        assert_eq!(rounded(Some(13709.44)), json!(13709.4));
-        assert_eq!(rounded(Some(f64::NAN)), Value::Null);
-    }
+/// A text table as a Markdown table (the cells are already text).
+fn md_table(t: &TextTable) -> String {
+    let mut table = Table::new(t.columns.iter().map(Column::text).collect());
+    table.rows = t.rows.iter().map(|r| r.iter().map(|c| c.as_str().into()).collect()).collect();
+    md_render(&table, REPORT_DIGITS)
 }
