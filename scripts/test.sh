@@ -2,6 +2,8 @@
 # The test command (README "Set-up", and what .ci/run calls). On a fresh
 # machine it first sets up what the tests need, then runs every test in the
 # dev profile (README "Build profiles"); arguments go to `cargo test`.
+# Before the build, scripts/check_module_cycles.py checks that no two
+# modules of a crate import each other (docs/architecture.md).
 #
 # - Python: a virtual environment in target/venv with tests/requirements.txt
 #   (DuckDB, the cross-checks' second engine, and the old Parquet reader).
@@ -77,5 +79,10 @@ if ! has_browser; then
     apt_install chromium && has_browser ||
         die "Chromium is needed by the report's browser test: install the Debian package chromium (or put chromium, chromium-browser or google-chrome on PATH) and run again"
 fi
+
+# ---- No import cycle between the modules of a crate (docs/architecture.md);
+# fast and needs only Python, so it runs before the build.
+"$PY" scripts/check_module_cycles.py ||
+    die "modules import each other in a cycle (listed above): move the piece both use into its own module or the lower one"
 
 cargo test --locked --workspace "$@"

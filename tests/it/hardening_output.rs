@@ -83,10 +83,12 @@ fn a_terminal_table_shows_hostile_strings_escaped() {
     ] {
         let out = run(&args, store);
         assert_inert(&out, &args.join(" "));
-        // A line break: `\n` in a terminal table, `<br>` in Markdown.
-        let newline = if args.contains(&"markdown") { "Ve<br>nus" } else { "Ve\\nnus" };
+        // A line break: `\n` in a terminal table, `<br>` in Markdown, where
+        // a `[` (a link's start) gets a backslash too.
+        let markdown = args.contains(&"markdown");
+        let (newline, esc) = if markdown { ("Ve<br>nus", "\\x1b\\[31mred") } else { ("Ve\\nnus", "\\x1b[31mred") };
         assert!(out.contains(newline), "{args:?}: the newline is not shown escaped:\n{out}");
-        assert!(out.contains("\\x1b[31mred") && out.contains("\\u202elave\\ufffe"), "{args:?}:\n{out}");
+        assert!(out.contains(esc) && out.contains("\\u202elave\\ufffe"), "{args:?}:\n{out}");
         // Every line of a box table is a table line: no row was forged.
         if args.contains(&"table") {
             let body = out.lines().skip_while(|l| !l.starts_with('┌')).take_while(|l| !l.starts_with('└'));

@@ -23,6 +23,7 @@
 //! renders the [`Report`] it returns.
 
 mod csv;
+mod hashing;
 mod helios;
 mod lines;
 mod pai;

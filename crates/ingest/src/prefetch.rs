@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::thread::JoinHandle;
 
-use super::source::Hashing;
+use super::hashing::Hashing;
 
 const CHUNK: usize = 1 << 20;
 /// Chunks in flight: enough to ride out a slow row group, little memory.

@@ -19,8 +19,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
+use super::hashing::Hashing;
 use super::prefetch::Prefetch;
 use super::Limits;
 
@@ -213,37 +212,6 @@ fn zip_has_helios(path: &Path) -> bool {
     let Ok(archive) = zip::ZipArchive::new(file) else { return false };
     let found = archive.file_names_raw().any(|n| helios_member(&String::from_utf8_lossy(n)).is_some());
     found
-}
-
-/// Counts and hashes every byte read through it.
-pub struct Hashing<R> {
-    inner: R,
-    hasher: Sha256,
-    bytes: u64,
-    tick: Box<dyn FnMut(u64) + Send>,
-}
-
-impl<R: Read> Hashing<R> {
-    pub fn new(inner: R, tick: Box<dyn FnMut(u64) + Send>) -> Self {
-        Hashing { inner, hasher: Sha256::new(), bytes: 0, tick }
-    }
-
-    /// Reads what is left (archive padding, trailers) so the hash covers
-    /// the whole file, and returns the hex digest.
-    pub fn finish(mut self) -> io::Result<(u64, String)> {
-        io::copy(&mut self, &mut io::sink())?;
-        Ok((self.bytes, tracelab_store::manifest::hex(&self.hasher.finalize())))
-    }
-}
-
-impl<R: Read> Read for Hashing<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.hasher.update(&buf[..n]);
-        self.bytes += n as u64;
-        (self.tick)(n as u64);
-        Ok(n)
-    }
 }
 
 /// SHA-256 of a whole file.

@@ -439,32 +439,14 @@ fn trim_num(v: f64) -> String {
     }
 }
 
-/// Escapes text for attribute values and element content. Characters XML
-/// 1.0 forbids (C0 controls but tab, newline and carriage return; U+FFFE,
-/// U+FFFF) would make the file unreadable, and other controls and bidi
-/// overrides would garble what a viewer shows: all of them are written as
-/// visible escapes (`\x1b`, `\ufffe`), the way tracelab shows such
-/// characters everywhere.
+/// Escapes text for attribute values and element content: made one line
+/// first (a tab or line break is a space, as a drawn label shows it), then
+/// escaped by the presentation layer's rule for HTML and XML
+/// ([`tracelab_present::markup::escape`]: the five markup characters as
+/// entities, characters XML 1.0 forbids and other controls and bidi
+/// overrides as visible escapes such as `\x1b`).
 pub(crate) fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' => out.push(' '),
-            c if text::unsafe_char(c) && (c as u32) < 0x100 => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
-            }
-            c if text::unsafe_char(c) => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    tracelab_present::markup::escape(&s.replace(['\t', '\n', '\r'], " "))
 }
 
 #[cfg(test)]
@@ -487,7 +469,7 @@ mod tests {
     #[test]
     fn characters_xml_forbids_or_that_garble_text_are_shown_escaped() {
         assert_eq!(escape("vc\u{fffe}\u{1b}[31m\u{202e}x\u{0}"), "vc\\ufffe\\x1b[31m\\u202ex\\x00");
-        assert_eq!(escape("a\nb\tc"), "a b c");
+        assert_eq!(escape("a\nb\tc\r\n"), "a b c  ");
         assert_eq!(escape("北京 — ok"), "北京 — ok");
     }
 

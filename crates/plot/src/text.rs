@@ -9,6 +9,7 @@
 use std::sync::OnceLock;
 
 use ab_glyph::{Font, FontRef, GlyphId, OutlineCurve};
+use tracelab_present::text::{is_unsafe, push_escape};
 
 /// DejaVu Sans 2.37, see `assets/fonts/README.md`.
 const FONT_DATA: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
@@ -99,24 +100,17 @@ pub(crate) fn layout(spans: &[Span]) -> Layout {
 /// How a character is drawn: labels are single lines, so a tab or line
 /// break is a space; other controls, bidi overrides and noncharacters (an
 /// ESC, U+202E, U+FFFE from a trace) are drawn as their escape (`\x1b`),
-/// as every other output of tracelab shows them.
+/// as every other output of tracelab shows them ([`tracelab_present::text`]).
 fn shown(c: char) -> Vec<char> {
     match c {
         '\t' | '\n' | '\r' => vec![' '],
-        c if unsafe_char(c) && (c as u32) < 0x100 => format!("\\x{:02x}", c as u32).chars().collect(),
-        c if unsafe_char(c) => format!("\\u{:04x}", c as u32).chars().collect(),
+        c if is_unsafe(c) => {
+            let mut escaped = String::new();
+            push_escape(&mut escaped, c);
+            escaped.chars().collect()
+        }
         c => vec![c],
     }
-}
-
-/// Controls (C0, DEL, C1), bidi embeddings, overrides, isolates and marks,
-/// the line and paragraph separators, and the noncharacters U+FFFE/U+FFFF:
-/// what must not reach a reader (or an XML file) as it is.
-pub(crate) fn unsafe_char(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        | '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}')
 }
 
 /// Width in px of spans set at `size` px.

@@ -2,7 +2,7 @@
 //! with optional units; cells text, integer, float, bool, null, timestamp),
 //! the number rules (significant digits for people, 12 significant digits
 //! for data) and the writers: terminal table, CSV, JSON, JSONL and
-//! Markdown. Each rule lives in one place here, so `query`, `analyze`,
+//! Markdown, and the escaping of text for HTML and SVG (`markup`). Each rule lives in one place here, so `query`, `analyze`,
 //! `tables`, the report and the simulator print numbers and text the same
 //! way (datafusion-cli's `print_format.rs` is the model).
 //!
@@ -13,6 +13,7 @@
 pub mod csv;
 pub mod json;
 pub mod markdown;
+pub mod markup;
 pub mod number;
 pub mod table;
 pub mod terminal;

@@ -1,12 +1,15 @@
 //! Markdown tables (GitHub's pipe tables): numbers right-aligned with
-//! [`number::display`]; in text, `|` and `\` are escaped, `<`, `>` and `&`
-//! become entities (a trace string cannot inject HTML into the rendered
-//! page), line breaks become `<br>` and other control characters are shown
-//! escaped, so a cell always stays one cell.
+//! [`number::display`]. Text ([`cell`], also for headings, list items and
+//! link text, as the report's `summary.md` uses it): `|` and `\` get a
+//! backslash, and so do the emphasis, code and link characters `*`, `` ` ``,
+//! `[`, `]` (a trace string cannot forge a link or restyle the page); `<`,
+//! `>` and `&` become entities (nor inject HTML); line breaks become `<br>`
+//! and other control characters are shown escaped, so a cell always stays
+//! one cell and a line one line.
 
+use crate::markup;
 use crate::number;
 use crate::table::{rfc3339, Table, Value};
-use crate::text::neutralize;
 
 /// The table with `digits` significant digits for floats.
 pub fn render(t: &Table, digits: usize) -> String {
@@ -44,14 +47,16 @@ pub fn cell(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
-            '\\' => out.push_str("\\\\"),
-            '|' => out.push_str("\\|"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
+            '\\' | '|' | '`' | '*' | '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
             '\n' => out.push_str("<br>"),
             '\r' => {}
-            c => out.push_str(&neutralize(c.encode_utf8(&mut [0; 4]))),
+            // Quotes are not markup in Markdown text: kept as they are.
+            '"' | '\'' => out.push(c),
+            // `<`, `>`, `&` and unsafe characters as in HTML.
+            c => markup::push(&mut out, c),
         }
     }
     out
@@ -66,7 +71,9 @@ mod tests {
     fn cells_cannot_break_the_table_or_inject_html() {
         assert_eq!(cell("a|b\r\nc"), "a\\|b<br>c");
         assert_eq!(cell("<script>&</script>"), "&lt;script&gt;&amp;&lt;/script&gt;");
-        assert_eq!(cell("\u{1b}[1m\\"), "\\x1b[1m\\\\");
+        assert_eq!(cell("\u{1b}[1m\\"), "\\x1b\\[1m\\\\");
+        assert_eq!(cell("[a](javascript:x) *b* `c`"), "\\[a\\](javascript:x) \\*b\\* \\`c\\`");
+        assert_eq!(cell("\u{202e}vc\u{fffe}"), "\\u202evc\\ufffe");
         let mut t = Table::new(vec![Column::text("k"), Column::float("v").with_unit("%")]);
         t.push(vec!["x|y".into(), 12.3456.into()]);
         assert_eq!(render(&t, 4), "| k | v (%) |\n|---|---:|\n| x\\|y | 12.35 |\n");

@@ -89,14 +89,31 @@ fn trim_zeros(s: String) -> String {
     }
 }
 
-/// The report's rule for HTML and Markdown: four significant digits, NaN
-/// as `n/a`.
+/// Significant digits of the report's HTML and Markdown.
+pub const REPORT_DIGITS: usize = 4;
+
+/// The report's rule for HTML and Markdown: [`REPORT_DIGITS`] significant
+/// digits, NaN as `n/a`.
 pub fn report_text(x: f64) -> String {
     if x.is_nan() {
         "n/a".into()
     } else {
-        display(x, 4)
+        display(x, REPORT_DIGITS)
     }
+}
+
+/// [`report_text`] with a sign on positive numbers (a difference: `+1.6`).
+pub fn report_signed(x: f64) -> String {
+    if x.is_nan() {
+        "n/a".into()
+    } else {
+        display_signed(x, REPORT_DIGITS)
+    }
+}
+
+/// A relative difference in percent, signed, with one decimal (`+5.3 %`).
+pub fn percent_change(x: f64) -> String {
+    format!("{x:+.1} %")
 }
 
 /// The report's rule for `summary.json`: six significant digits as a JSON
@@ -151,6 +168,8 @@ mod tests {
         assert_eq!(report_text(0.000123456), "1.235e-4");
         assert_eq!(report_text(f64::NAN), "n/a");
         assert_eq!(report_text(f64::NEG_INFINITY), "-inf");
+        assert_eq!((report_signed(1.6), report_signed(-709.0)), ("+1.6".into(), "-709".into()));
+        assert_eq!((report_signed(f64::NAN), percent_change(5.333)), ("n/a".into(), "+5.3 %".into()));
         assert_eq!(report_json(Some(2.0 / 3.0)), serde_json::json!(0.666667));
         assert_eq!(report_json(Some(13709.44)), serde_json::json!(13709.4));
         assert_eq!(report_json(Some(f64::NAN)), Json::Null);

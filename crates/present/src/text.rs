@@ -18,24 +18,34 @@ pub fn is_unsafe(c: char) -> bool {
         | '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}')
 }
 
-/// `s` with every [`is_unsafe`] character written as an escape: `\t`, `\n`,
-/// `\r` by name, others below U+0100 as `\xHH`, the rest as `\uHHHH`.
+/// `s` with every [`is_unsafe`] character written as its escape
+/// ([`push_escape`]).
 pub fn neutralize(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
-        match c {
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            c if is_unsafe(c) && (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if is_unsafe(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
+        if is_unsafe(c) {
+            push_escape(&mut out, c);
+        } else {
+            out.push(c);
         }
     }
     Cow::Owned(out)
+}
+
+/// Pushes `c` written as an escape, the one spelling every writer shows an
+/// [`is_unsafe`] character with: `\t`, `\n`, `\r` by name, others below
+/// U+0100 as `\xHH`, the rest as `\uHHHH`.
+pub fn push_escape(out: &mut String, c: char) {
+    match c {
+        '\t' => out.push_str("\\t"),
+        '\n' => out.push_str("\\n"),
+        '\r' => out.push_str("\\r"),
+        c if (c as u32) < 0x100 => out.push_str(&format!("\\x{:02x}", c as u32)),
+        c => out.push_str(&format!("\\u{:04x}", c as u32)),
+    }
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use tracelab_store::cache::CacheKind;
 use tracelab_store::Store;
 
 use super::figure::FigureOut;
-use super::summary::HeadlineRow;
+use super::headline::HeadlineRow;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunEntry {

@@ -15,8 +15,9 @@
 use tracelab_schema::synthetic::Marker;
 use tracelab_schema::Trace;
 
-use super::format::{number, percent_change, signed};
-use super::summary::HeadlineRow;
+use tracelab_present::number::{percent_change, report_signed, report_text};
+
+use super::headline::HeadlineRow;
 
 /// The rule, as the report states it.
 pub const TOLERANCE_RULE: &str = "A headline is within tolerance (≈) when it differs from the published value by \
@@ -168,8 +169,8 @@ impl Judged {
     /// when the trace is a synthetic sample.
     pub fn reference_text(&self, published: Option<f64>) -> String {
         match (published, self.scaled_by, self.reference) {
-            (Some(p), Some(s), Some(r)) => format!("{} (× {} = {})", number(p), number(s), number(r)),
-            (Some(p), _, _) => number(p),
+            (Some(p), Some(s), Some(r)) => format!("{} (× {} = {})", report_text(p), report_text(s), report_text(r)),
+            (Some(p), _, _) => report_text(p),
             _ => String::new(),
         }
     }
@@ -205,7 +206,7 @@ pub fn judge(row: &HeadlineRow, markers: &[Marker]) -> Judged {
     if diff.abs() <= (RELATIVE * reference.abs()).max(floor) {
         return judged(Verdict::Close);
     }
-    let off = if reference != 0.0 { percent_change(100.0 * diff / reference.abs()) } else { signed(diff) };
+    let off = if reference != 0.0 { percent_change(100.0 * diff / reference.abs()) } else { report_signed(diff) };
     judged(Verdict::Off(off))
 }
 

@@ -14,13 +14,13 @@ use std::collections::BTreeMap;
 
 use tracelab_analysis::{Cell, ResultTable};
 use tracelab_plot::{self as plot, Axis, BarMode, BoxStats, Chart, Data, Legend, Scale, Series, TickFormat};
+use tracelab_present::number::report_text;
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
-use super::figure::{label_of, pick, pivot_labels, skip_reason, Env};
-use super::format::{cell_text, number};
+use super::selection::{label_of, pick, pivot_labels, skip_reason, Env};
 use super::spec::{AxisSpec, FigureSpec, Kind};
-use super::tables::{cell_f64, column};
+use super::tables::{cell_f64, cell_text, column};
 
 /// Points plotted per CDF series: enough for a smooth curve at a paper
 /// column's width, few enough to keep the SVG small. A sample with at most
@@ -414,10 +414,10 @@ pub fn static_notes(f: &FigureSpec) -> Vec<String> {
         _ => {}
     }
     if let Some(w) = f.bin {
-        n.push(format!("Drawn as the mean over x bins of width {}.", number(w)));
+        n.push(format!("Drawn as the mean over x bins of width {}.", report_text(w)));
     }
     if let Some(d) = f.x_div {
-        n.push(format!("x divided by {} for display.", number(d)));
+        n.push(format!("x divided by {} for display.", report_text(d)));
     }
     n
 }

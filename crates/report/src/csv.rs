@@ -1,38 +1,36 @@
 //! A figure's data as CSV, written next to its SVG: exactly the points the
 //! chart model holds (after the presentation steps the caption names: CDF
 //! points, bin means, unit rescaling, gaps), one observation per row, with
-//! the axis labels (which carry the units) in the header. No data (a gap)
-//! is an empty field. Text is kept exact (as tracelab's other data writers
-//! keep it) and quoted per RFC 4180; numbers have twelve significant digits.
+//! the axis labels (which carry the units) in the header. Written by the
+//! presentation layer's CSV writer ([`tracelab_present::csv`]), so quoting
+//! and numbers follow tracelab's one data rule: text kept exact and quoted
+//! per RFC 4180, floats with twelve significant digits; no data (a gap) is
+//! an empty field.
 
 use tracelab_plot::{Chart, Data, YAxis};
-
-use super::format::{csv_field, data_number};
+use tracelab_present::{csv, Column, Table, Value};
 
 /// The chart's plotted data as CSV text.
 pub fn chart_csv(chart: &Chart) -> String {
-    let mut rows: Vec<Vec<String>> = vec![header(chart)];
+    let mut table = Table::new(header(chart).into_iter().map(Column::text).collect());
     for s in &chart.series {
         let axis = match (&s.axis, &chart.y2) {
             (YAxis::Right, Some(y2)) => y2.label.as_str(),
             _ => chart.y.label.as_str(),
         };
-        let with_axis = |mut r: Vec<String>| {
+        let with_axis = |mut r: Vec<Value>| {
             if has_right(chart) {
-                r.push(axis.to_string());
+                r.push(axis.into());
             }
             r
         };
+        let label = || Value::from(&s.label);
         match &s.data {
-            Data::Points(pts) => {
-                rows.extend(pts.iter().map(|&(x, y)| with_axis(vec![s.label.clone(), data_number(x), data_number(y)])))
+            Data::Points(pts) => table.rows.extend(pts.iter().map(|&(x, y)| with_axis(vec![label(), num(x), num(y)]))),
+            Data::Bars(bars) => table.rows.extend(bars.iter().map(|(c, v)| vec![label(), c.into(), num(*v)])),
+            Data::Bins(bins) => {
+                table.rows.extend(bins.iter().map(|&(lo, hi, v)| vec![label(), num(lo), num(hi), num(v)]))
             }
-            Data::Bars(bars) => {
-                rows.extend(bars.iter().map(|(c, v)| vec![s.label.clone(), c.clone(), data_number(*v)]))
-            }
-            Data::Bins(bins) => rows.extend(
-                bins.iter().map(|&(lo, hi, v)| vec![s.label.clone(), data_number(lo), data_number(hi), data_number(v)]),
-            ),
             Data::Boxes(boxes) => {
                 for (c, b) in boxes {
                     let stats = [
@@ -42,24 +40,26 @@ pub fn chart_csv(chart: &Chart) -> String {
                         ("q3", b.q3),
                         ("whisker_hi", b.whisker_hi),
                     ];
-                    rows.extend(stats.iter().map(|(name, v)| vec![c.clone(), name.to_string(), data_number(*v)]));
+                    table.rows.extend(stats.iter().map(|(name, v)| vec![c.into(), (*name).into(), num(*v)]));
                 }
             }
             Data::Heat { rows: names, cols, values } => {
                 for (name, vals) in names.iter().zip(values) {
-                    rows.extend(
-                        cols.iter().zip(vals).map(|(c, v)| vec![name.clone(), data_number(*c), data_number(*v)]),
-                    );
+                    table.rows.extend(cols.iter().zip(vals).map(|(c, v)| vec![name.into(), num(*c), num(*v)]));
                 }
             }
         }
     }
-    let mut out = String::new();
-    for r in rows {
-        out.push_str(&r.iter().map(|f| csv_field(f)).collect::<Vec<_>>().join(","));
-        out.push('\n');
+    csv::render(&table)
+}
+
+/// A plotted number; NaN is a gap in the chart, so no data (an empty field).
+fn num(x: f64) -> Value {
+    if x.is_nan() {
+        Value::Null
+    } else {
+        Value::Float(x)
     }
-    out
 }
 
 fn has_right(chart: &Chart) -> bool {
@@ -98,7 +98,7 @@ mod tests {
         let mut c = Chart::new(Kind::Line, Axis::linear("Runtime (s)"), Axis::linear("CDF (%)"));
         c.series =
             vec![Series::points("PAI", vec![(0.5, 0.0), (2.0, 100.0)]), Series::points("a,b", vec![(1.0, f64::NAN)])];
-        assert_eq!(chart_csv(&c), "series,Runtime (s),CDF (%)\nPAI,0.5,0\nPAI,2,100\n\"a,b\",1,\n");
+        assert_eq!(chart_csv(&c), "series,Runtime (s),CDF (%)\nPAI,0.5,0.0\nPAI,2.0,100.0\n\"a,b\",1.0,\n");
     }
 
     #[test]
@@ -106,7 +106,7 @@ mod tests {
         let mut c = Chart::new(Kind::Line, Axis::linear("Hour"), Axis::linear("Util (%)"));
         c.y2 = Some(Axis::linear("Jobs"));
         c.series = vec![Series::points("u", vec![(0.0, 50.0)]), Series::points("j", vec![(0.0, 7.0)]).right()];
-        assert_eq!(chart_csv(&c), "series,Hour,value,axis\nu,0,50,Util (%)\nj,0,7,Jobs\n");
+        assert_eq!(chart_csv(&c), "series,Hour,value,axis\nu,0.0,50.0,Util (%)\nj,0.0,7.0,Jobs\n");
     }
 
     #[test]
@@ -118,13 +118,13 @@ mod tests {
 
         let mut h = Chart::new(Kind::Histogram, Axis::linear("Rate (%)"), Axis::linear("Users"));
         h.series = vec![Series::new("", Data::Bins(vec![(0.0, 9.412, 3.0)]))];
-        assert_eq!(chart_csv(&h), "series,Rate (%): bin from,Rate (%): bin to,Users\n,0,9.412,3\n");
+        assert_eq!(chart_csv(&h), "series,Rate (%): bin from,Rate (%): bin to,Users\n\"\",0.0,9.412,3.0\n");
 
         let mut b = Chart::new(Kind::Box, Axis::category("Hour"), Axis::linear("Tasks"));
         let stats = BoxStats { whisker_lo: 1.0, q1: 2.0, median: 3.0, q3: 4.0, whisker_hi: 5.0 };
         b.series = vec![Series::boxes("", vec![("0".into(), stats)])];
         let text = chart_csv(&b);
-        assert!(text.starts_with("Hour,statistic,Tasks\n0,whisker_lo,1\n0,q1,2\n"), "{text}");
+        assert!(text.starts_with("Hour,statistic,Tasks\n0,whisker_lo,1.0\n0,q1,2.0\n"), "{text}");
         assert_eq!(text.lines().count(), 6);
     }
 }

@@ -1,24 +1,18 @@
-//! One spec figure from one analysis output: picks the part and the series
-//! the spec names, leaves out (with a note) the series of traces this
-//! report lacks, builds the chart (`charts`) or table (`tables`), and
-//! renders the SVG (with its `<title>` and `<desc>`) and the CSV of the
-//! plotted points.
-//!
-//! A series the spec names that the part does not hold is an error (the
-//! spec is wrong) unless it names a trace the report lacks (`helios/Venus`
-//! without Helios): then it is left out, and a figure left with nothing is
-//! skipped, each with a note for the caption and the run's stderr.
+//! One spec figure from one analysis output: picks the part the spec names,
+//! builds the chart (`charts`), table (`tables`, `headline_tables`) or skip
+//! (the series it keeps are chosen by `selection`), and renders the SVG
+//! (with its `<title>` and `<desc>`) and the CSV of the plotted points.
 
 use serde::{Deserialize, Serialize};
 
 use tracelab_analysis::{Body, Output};
 use tracelab_plot::About;
 use tracelab_schema::error::{Error, Result};
-use tracelab_schema::synthetic::Marker;
-use tracelab_schema::Trace;
 
 use super::charts::{self, Drawn};
 use super::csv::chart_csv;
+use super::headline_tables::headline_table;
+use super::selection::{skip_reason, Env};
 use super::spec::{FigureSpec, Kind};
 use super::tables::{self, filter_rows, TextTable};
 
@@ -39,40 +33,6 @@ pub struct FigureOut {
     pub csv: Option<String>,
     /// Presentation steps and left-out series, for the caption.
     pub notes: Vec<String>,
-}
-
-/// What a figure may draw and what it says about its data.
-#[derive(Debug, Clone, Default)]
-pub struct Env {
-    /// The traces this report has.
-    pub present: Vec<Trace>,
-    /// What it lacks, by name (traces, and Helios clusters a Helios
-    /// download may leave out), each with why ("not in the store").
-    pub missing: Vec<(String, String)>,
-    /// Where the figure's data comes from (for `<desc>`).
-    pub source: String,
-    /// The analysis's definition and parameters (for `<desc>`).
-    pub definition: String,
-    /// The synthetic traces' markers (how headline tables judge).
-    pub markers: Vec<Marker>,
-}
-
-impl Env {
-    /// The missing trace or cluster a series label names, if any: a trace
-    /// (`philly`, `helios/Venus`, `Philly`) the report lacks, or a Helios
-    /// cluster (`helios/Venus`, `Venus multi-GPU`) its Helios data lacks.
-    pub fn absent(&self, label: &str) -> Option<&str> {
-        if let Some(t) = trace_of_label(label).filter(|t| !self.present.contains(t)) {
-            return self.missing.iter().find(|(m, _)| m == t.name()).map(|(m, _)| m.as_str()).or(Some(t.name()));
-        }
-        let words: Vec<&str> = label.split(['/', ' ']).take(2).collect();
-        self.missing.iter().map(|(m, _)| m.as_str()).find(|m| words.contains(m))
-    }
-
-    fn why_missing(&self, name: &str) -> String {
-        let why = self.missing.iter().find(|(m, _)| m == name).map_or("not in the store", |(_, w)| w.as_str());
-        format!("{name} ({why})")
-    }
 }
 
 /// Renders `fig` from `out`. Errors name the figure and what is wrong.
@@ -148,9 +108,7 @@ pub fn build(fig: &FigureSpec, out: &Output, env: &Env, notes: &mut Vec<String>)
                 None => Built::Skip(skip_reason(fig, env)),
             })
         }
-        (Kind::Headlines, Body::Headlines(h)) => {
-            return Ok(Built::Table(super::summary::headline_table(h, &env.markers, &out.id)))
-        }
+        (Kind::Headlines, Body::Headlines(h)) => return Ok(Built::Table(headline_table(h, &env.markers, &out.id))),
         (_, body) => return Err(problem(&format!("is a {}, which this kind cannot draw", body_kind(body)))),
     };
     drawn.map(Built::from)
@@ -163,112 +121,6 @@ fn body_kind(body: &Body) -> &'static str {
         Body::Table(_) => "table part",
         Body::Headlines(_) => "headlines part",
     }
-}
-
-/// The trace a series label names, if any: its part before a `/`, in any
-/// case (`pai`, `philly`, `helios/Venus`, `Philly`).
-pub fn trace_of_label(label: &str) -> Option<Trace> {
-    Trace::from_name(&label.split('/').next().unwrap_or(label).to_ascii_lowercase())
-}
-
-/// The series the figure asks for, in its order (all when unspecified).
-/// A named series the part lacks is an error unless it names an absent
-/// trace: then it is left out with a note. None: every series it names is
-/// left out, so the figure is skipped (see [`skip_reason`]).
-pub fn pick<'a, T>(
-    fig: &FigureSpec,
-    series: &'a [(String, T)],
-    env: &Env,
-    notes: &mut Vec<String>,
-) -> Result<Option<Vec<&'a (String, T)>>> {
-    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else {
-        return Ok(Some(series.iter().collect()));
-    };
-    let mut kept = Vec::new();
-    let mut left_out = Vec::new();
-    for w in wanted {
-        match series.iter().find(|(l, _)| l == w) {
-            Some(s) => kept.push(s),
-            None if env.absent(w).is_some() => left_out.push(w.clone()),
-            None => {
-                let have: Vec<&str> = series.iter().map(|(l, _)| l.as_str()).collect();
-                return Err(Error::Usage(format!(
-                    "figure `{}`: no series `{w}` (the part has: {})",
-                    fig.id,
-                    have.join(", ")
-                )));
-            }
-        }
-    }
-    Ok(left_out_or_skip(fig, env, kept, &left_out, notes))
-}
-
-/// `kept` with a note naming what was left out, or None (skip the figure)
-/// when everything was.
-fn left_out_or_skip<X>(
-    fig: &FigureSpec,
-    env: &Env,
-    kept: Vec<X>,
-    left_out: &[String],
-    notes: &mut Vec<String>,
-) -> Option<Vec<X>> {
-    if kept.is_empty() && !left_out.is_empty() {
-        return None;
-    }
-    if !left_out.is_empty() {
-        let names: Vec<String> = left_out.iter().map(|l| label_of(fig, l)).collect();
-        notes.push(format!("Left out: {}; the report lacks {}.", names.join(", "), missing_traces(left_out, env)));
-    }
-    Some(kept)
-}
-
-/// "philly (not in the store), helios (left out by --only)" for these labels.
-fn missing_traces(labels: &[String], env: &Env) -> String {
-    let mut names: Vec<&str> = Vec::new();
-    for n in labels.iter().filter_map(|l| env.absent(l)) {
-        if !names.contains(&n) {
-            names.push(n);
-        }
-    }
-    names.into_iter().map(|n| env.why_missing(n)).collect::<Vec<_>>().join(", ")
-}
-
-/// Why a figure has nothing to draw: the traces (or clusters) its series
-/// or row filter name.
-pub fn skip_reason(fig: &FigureSpec, env: &Env) -> String {
-    let mut labels = fig.series.as_ref().map(|s| s.get_ref().clone()).unwrap_or_default();
-    labels.extend(fig.rows.values().cloned());
-    format!("it draws only data this report lacks: {}", missing_traces(&labels, env))
-}
-
-/// The pivot values to draw as series (`series` filters and orders them,
-/// with the same rules as [`pick`]); None when none is left.
-pub fn pivot_labels(
-    fig: &FigureSpec,
-    column: &str,
-    labels: Vec<String>,
-    env: &Env,
-    notes: &mut Vec<String>,
-) -> Result<Option<Vec<String>>> {
-    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else { return Ok(Some(labels)) };
-    let mut kept = Vec::new();
-    let mut left_out = Vec::new();
-    for w in wanted {
-        if labels.contains(w) {
-            kept.push(w.clone());
-        } else if env.absent(w).is_some() {
-            left_out.push(w.clone());
-        } else {
-            let msg = format!("figure `{}`: no `{column}` value `{w}` (the table has: {})", fig.id, labels.join(", "));
-            return Err(Error::Usage(msg));
-        }
-    }
-    Ok(left_out_or_skip(fig, env, kept, &left_out, notes))
-}
-
-/// The legend text of a series label (the spec's `rename`).
-pub fn label_of(fig: &FigureSpec, label: &str) -> String {
-    fig.rename.get(label).cloned().unwrap_or_else(|| label.to_string())
 }
 
 /// The SVG's `<title>` and `<desc>`: what the figure mirrors and shows, the
@@ -288,6 +140,7 @@ mod tests {
     use super::*;
     use tracelab_analysis::{Cell, ResultTable};
     use tracelab_plot::Data;
+    use tracelab_schema::Trace;
 
     fn fig(extra: &str) -> FigureSpec {
         let text = format!(
@@ -307,24 +160,6 @@ mod tests {
 
     fn all() -> Env {
         Env { present: Trace::ALL.to_vec(), ..Env::default() }
-    }
-
-    #[test]
-    fn labels_naming_missing_traces_or_clusters_are_absent() {
-        let env = Env {
-            present: vec![Trace::Pai, Trace::Helios],
-            missing: vec![
-                ("philly".into(), "not in the store".into()),
-                ("Venus".into(), "not in the Helios data".into()),
-            ],
-            ..Env::default()
-        };
-        assert_eq!(env.absent("Philly"), Some("philly"));
-        assert_eq!(env.absent("helios/Venus"), Some("Venus"));
-        assert_eq!(env.absent("Venus multi-GPU"), Some("Venus"));
-        assert_eq!(env.absent("helios/Earth"), None);
-        assert_eq!(env.absent("Venuss multi-GPU"), None);
-        assert_eq!(env.absent("pai"), None);
     }
 
     fn pivot(extra: &str, env: &Env) -> Result<Option<Vec<tracelab_plot::Series>>> {
@@ -359,14 +194,5 @@ mod tests {
         assert_eq!(notes, ["Left out: Philly; the report lacks philly (left out by --only)."]);
         assert!(pivot("series = [\"Phily\"]", &pai_only).is_err());
         assert_eq!(pivot("series = [\"Philly\"]", &pai_only).unwrap(), None);
-    }
-
-    #[test]
-    fn series_labels_name_their_trace() {
-        assert_eq!(trace_of_label("helios/Venus"), Some(Trace::Helios));
-        assert_eq!(trace_of_label("Philly"), Some(Trace::Philly));
-        assert_eq!(trace_of_label("pai"), Some(Trace::Pai));
-        assert_eq!(trace_of_label("V100"), None);
-        assert_eq!(trace_of_label("phily"), None);
     }
 }

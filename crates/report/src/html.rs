@@ -10,11 +10,13 @@
 
 use serde_json::Value;
 
+use tracelab_present::markup::escape;
+use tracelab_present::number::report_text;
+
 use super::calibration::TOLERANCE_RULE;
 use super::figure::Rendered;
-use super::format::{escape, number};
+use super::headline_tables::{by_analysis, judged_table, rows_table};
 use super::inputs::{markers, TraceData};
-use super::summary::{by_analysis, judged_table};
 use super::tables::TextTable;
 use super::{Data, FigureReport, Formats, SpecReport};
 
@@ -118,7 +120,7 @@ fn synthetic_note(reports: &[SpecReport], synthetic: &[&TraceData]) -> String {
         h.push_str(&format!(
             "<li>{} (scale {}):{real} Not calibrated: {list}.</li>\n",
             escape(d.trace.name()),
-            number(scale)
+            report_text(scale)
         ));
     }
     h.push_str("</ul>\n");
@@ -188,7 +190,7 @@ fn headlines(s: &SpecReport, markers: &[tracelab_schema::synthetic::Marker]) -> 
         h.push_str(&format!(
             "<details><summary>{} more headline numbers (no published value)</summary>\n{}</details>\n",
             without.len(),
-            table(&super::summary::rows_table(&without, true), "")
+            table(&rows_table(&without, true), "")
         ));
     }
     h
@@ -292,7 +294,7 @@ fn inputs_section(inputs: &[(String, Value)]) -> String {
 fn text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map_or_else(|| n.to_string(), number),
+        Value::Number(n) => n.as_f64().filter(|_| n.is_f64()).map_or_else(|| n.to_string(), report_text),
         Value::Null => String::new(),
         other => other.to_string(),
     }

@@ -7,11 +7,10 @@
 
 use serde_json::Value;
 
+use tracelab_present::number::report_text;
 use tracelab_schema::raw;
 use tracelab_schema::synthetic::Marker;
 use tracelab_schema::Trace;
-
-use super::format::number;
 
 /// One trace of the report's store.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,8 +31,13 @@ impl TraceData {
         match &self.marker {
             Some(m) => {
                 let corrupt =
-                    m.corrupt.map_or(String::new(), |c| format!(", {} % of rows corrupted", number(100.0 * c)));
-                format!("synthetic (tracelab synth {}, scale {}, seed {}{corrupt})", m.version, number(m.scale), m.seed)
+                    m.corrupt.map_or(String::new(), |c| format!(", {} % of rows corrupted", report_text(100.0 * c)));
+                format!(
+                    "synthetic (tracelab synth {}, scale {}, seed {}{corrupt})",
+                    m.version,
+                    report_text(m.scale),
+                    m.seed
+                )
             }
             None => "official download (no tracelab synth marker)".into(),
         }

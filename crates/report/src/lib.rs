@@ -14,10 +14,11 @@
 //! replace a folder and `check` can compare one byte for byte (CI's
 //! `tracelab report --check`). Nothing here prints; progress goes through a
 //! callback. Files: `spec` (parsing, validation), `run` (analysis runs,
-//! the cache, placing figures), `figure`/`charts`/`tables`/`csv` (one
-//! figure), `inputs` and `calibration` (what the data is, how headlines
-//! compare), `html`/`summary` (the pages), `files` (writing, checking),
-//! `format` (numbers and escaping), `cache`.
+//! the cache, placing figures), `figure`/`selection`/`charts`/`tables`/
+//! `csv` (one figure), `inputs`, `headline` and `calibration` (what the
+//! data is, how headlines compare), `headline_tables`, `html`/`summary`
+//! (the pages), `files` (writing, checking), `cache`. Numbers and text are
+//! spelled and escaped by the presentation layer, [`tracelab_present`].
 
 mod cache;
 mod calibration;
@@ -25,11 +26,13 @@ mod charts;
 mod csv;
 mod figure;
 mod files;
-mod format;
+mod headline;
+mod headline_tables;
 mod html;
 mod inputs;
 mod run;
 pub mod schedule;
+mod selection;
 mod spec;
 mod summary;
 mod tables;
@@ -46,8 +49,8 @@ use tracelab_store::Store;
 pub use charts::ccdf_points;
 pub use figure::{FigureOut, Rendered};
 pub use files::{check, write};
+pub use headline::HeadlineRow;
 pub use spec::{params_of, FigureSpec, Kind, Spec, BUILTIN};
-pub use summary::HeadlineRow;
 pub use tables::TextTable;
 
 /// What to generate.

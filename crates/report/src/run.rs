@@ -11,11 +11,12 @@ use tracelab_schema::Trace;
 
 use super::cache::{Cache, RunEntry};
 use super::calibration::figure_calibrated;
-use super::figure::{self, Env, FigureOut, Rendered};
+use super::figure::{self, FigureOut, Rendered};
+use super::headline::HeadlineRow;
 use super::inputs::{markers, source_line};
 use super::schedule::{self, Limits};
+use super::selection::Env;
 use super::spec::{self, params_of, FigureSpec, Spec};
-use super::summary::HeadlineRow;
 use super::{Data, Event, FigureReport, Plan, SpecReport, Stats};
 
 /// A figure's place: (spec index, figure index).

@@ -1,118 +1,25 @@
-//! The report's numbers: headline rows (ours beside the published value,
-//! judged by the tolerance rule), `summary.md` and `summary.json`. Numbers
+//! The report's summaries for diffs and machines: `summary.md` and
+//! `summary.json`, each listing the data, every spec's figures and its
+//! headline numbers (from `headline_tables`) with their verdicts. Numbers
 //! in `summary.json` are rounded to six significant digits so that the file
 //! diffs cleanly and stays byte-identical where the last float bits of an
 //! engine sum could differ.
 
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use tracelab_analysis::Headline;
+use tracelab_present::markdown::{cell as md_cell, render as md_render};
+use tracelab_present::number::{report_json, REPORT_DIGITS};
+use tracelab_present::{Column, Table};
+
 use tracelab_schema::synthetic::Marker;
 
 use super::calibration::{judge, TOLERANCE_RULE};
 use super::figure::Rendered;
-use super::format::{md_cell, number};
+use super::headline::HeadlineRow;
+use super::headline_tables::{by_analysis, judged_table};
 use super::inputs::markers;
 use super::tables::TextTable;
 use super::{Data, FigureReport, SpecReport};
-
-/// One headline number of one analysis run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct HeadlineRow {
-    pub analysis: String,
-    pub key: String,
-    pub label: String,
-    /// None when the analysis had no value (NaN).
-    pub value: Option<f64>,
-    pub unit: String,
-    pub published: Option<f64>,
-    pub source: String,
-}
-
-impl HeadlineRow {
-    pub fn new(analysis: &str, h: &Headline) -> HeadlineRow {
-        HeadlineRow {
-            analysis: analysis.into(),
-            key: h.key.clone(),
-            label: h.label.clone(),
-            value: Some(h.value).filter(|v| v.is_finite()),
-            unit: h.unit.clone(),
-            published: h.published.filter(|v| v.is_finite()),
-            source: h.source.clone(),
-        }
-    }
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map(number).unwrap_or_default()
-}
-
-/// A headlines part as a table (a spec figure of kind `headlines`).
-pub fn headline_table(headlines: &[Headline], markers: &[Marker], analysis: &str) -> TextTable {
-    judged_table(&headlines.iter().map(|h| HeadlineRow::new(analysis, h)).collect::<Vec<_>>(), markers)
-}
-
-/// Headlines with a published value: ours, the published value (times the
-/// scale for a synthetic count) and how they compare.
-pub fn judged_table(rows: &[HeadlineRow], markers: &[Marker]) -> TextTable {
-    let columns = ["headline", "ours", "published", "vs published", "unit", "published in"].map(String::from).to_vec();
-    let rows = rows
-        .iter()
-        .map(|r| {
-            let j = judge(r, markers);
-            vec![
-                r.label.clone(),
-                opt(r.value),
-                j.reference_text(r.published),
-                j.mark(),
-                r.unit.clone(),
-                r.source.clone(),
-            ]
-        })
-        .collect();
-    TextTable { columns, rows }
-}
-
-/// Headlines without a published value, with the analysis id when
-/// `with_analysis`.
-pub fn rows_table(rows: &[HeadlineRow], with_analysis: bool) -> TextTable {
-    let mut columns: Vec<String> = ["headline", "ours", "unit"].map(String::from).to_vec();
-    if with_analysis {
-        columns.insert(0, "analysis".into());
-    }
-    let rows = rows
-        .iter()
-        .map(|r| {
-            let mut row = vec![r.label.clone(), opt(r.value), r.unit.clone()];
-            if with_analysis {
-                row.insert(0, r.analysis.clone());
-            }
-            row
-        })
-        .collect();
-    TextTable { columns, rows }
-}
-
-/// The rows grouped per analysis, in order of first appearance.
-pub fn by_analysis(rows: &[HeadlineRow]) -> Vec<(String, Vec<HeadlineRow>)> {
-    let mut groups: Vec<(String, Vec<HeadlineRow>)> = Vec::new();
-    for r in rows {
-        match groups.iter_mut().find(|(a, _)| *a == r.analysis) {
-            Some((_, g)) => g.push(r.clone()),
-            None => groups.push((r.analysis.clone(), vec![r.clone()])),
-        }
-    }
-    groups
-}
-
-/// Six significant digits, as a JSON number (null for None).
-fn rounded(x: Option<f64>) -> Value {
-    match x {
-        Some(v) if v.is_finite() => format!("{v:.5e}").parse::<f64>().map_or(Value::Null, |r| json!(r)),
-        _ => Value::Null,
-    }
-}
 
 /// `summary.json`: what the data is, every spec's figures and headline
 /// numbers (with their verdicts), and the inputs (the ingest manifests).
@@ -145,9 +52,9 @@ fn spec_json(s: &SpecReport, markers: &[Marker]) -> Value {
         .iter()
         .map(|h| {
             let j = judge(h, markers);
-            json!({ "analysis": h.analysis, "key": h.key, "label": h.label, "value": rounded(h.value),
-                    "unit": h.unit, "published": rounded(h.published), "source": h.source,
-                    "compared_with": rounded(j.reference.filter(|_| h.published.is_some())),
+            json!({ "analysis": h.analysis, "key": h.key, "label": h.label, "value": report_json(h.value),
+                    "unit": h.unit, "published": report_json(h.published), "source": h.source,
+                    "compared_with": report_json(j.reference.filter(|_| h.published.is_some())),
                     "verdict": j.verdict_name() })
         })
         .collect();
@@ -225,42 +132,9 @@ fn spec_markdown(s: &SpecReport, markers: &[Marker]) -> String {
     md
 }
 
-pub fn md_table(t: &TextTable) -> String {
-    let mut md = format!("| {} |\n", t.columns.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | "));
-    md.push_str(&format!("|{}\n", " --- |".repeat(t.columns.len())));
-    for r in &t.rows {
-        md.push_str(&format!("| {} |\n", r.iter().map(|c| md_cell(c)).collect::<Vec<_>>().join(" | ")));
-    }
-    md
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn judged_rows_show_the_mark_not_a_wall_of_percentages() {
-        let close = Headline::new("k", "share", 31.6, "%").published(30.0, "ATC'19");
-        let off = Headline::new("p90", "P90 wait", 39694.0, "s").published(497.0, "NSDI'22");
-        let t = headline_table(&[close, off], &[], "philly.x");
-        assert_eq!(t.rows[0][..4], ["share", "31.6", "30", "≈"]);
-        // (39694 - 497) / 497 = +7886.7 %.
-        assert_eq!(t.rows[1][..4], ["P90 wait", "39694", "497", "▲ +7886.7 %"]);
-        let none = HeadlineRow::new("a", &Headline::new("k", "l", f64::NAN, ""));
-        assert_eq!(none.value, None);
-    }
-
-    #[test]
-    fn json_numbers_have_six_significant_digits() {
-        assert_eq!(rounded(Some(2.0 / 3.0)), json!(0.666667));
-        assert_eq!(rounded(Some(13709.44)), json!(13709.4));
-        assert_eq!(rounded(Some(f64::NAN)), Value::Null);
-    }
-
-    #[test]
-    fn rows_group_per_analysis_in_first_appearance_order() {
-        let r = |a: &str| HeadlineRow::new(a, &Headline::new("k", "l", 1.0, ""));
-        let g = by_analysis(&[r("b"), r("a"), r("b")]);
-        assert_eq!(g.iter().map(|(a, rows)| (a.as_str(), rows.len())).collect::<Vec<_>>(), [("b", 2), ("a", 1)]);
-    }
+/// A text table as a Markdown table (the cells are already text).
+fn md_table(t: &TextTable) -> String {
+    let mut table = Table::new(t.columns.iter().map(Column::text).collect());
+    table.rows = t.rows.iter().map(|r| r.iter().map(|c| c.as_str().into()).collect()).collect();
+    md_render(&table, REPORT_DIGITS)
 }

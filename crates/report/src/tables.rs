@@ -6,11 +6,11 @@
 use serde::{Deserialize, Serialize};
 
 use tracelab_analysis::{Cell, ResultTable};
+use tracelab_present::number::report_text;
 use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
-use super::figure::{label_of, pick, Env};
-use super::format::{cell_text, number};
+use super::selection::{label_of, pick, Env};
 use super::spec::FigureSpec;
 
 /// A table of display strings.
@@ -37,6 +37,16 @@ pub fn cell_f64(c: &Cell) -> f64 {
         Cell::Int(i) => *i as f64,
         Cell::Float(f) => *f,
         _ => f64::NAN,
+    }
+}
+
+/// A cell as display text (numbers by the report's rule).
+pub fn cell_text(c: &Cell) -> String {
+    match c {
+        Cell::Str(s) => s.clone(),
+        Cell::Int(i) => i.to_string(),
+        Cell::Float(f) => report_text(*f),
+        Cell::Null => String::new(),
     }
 }
 
@@ -72,11 +82,11 @@ pub fn quantile_table(
     let rows = picked
         .into_iter()
         .map(|(label, d)| {
-            let q = |p: f64| number(d.quantile(p) / div);
+            let q = |p: f64| report_text(d.quantile(p) / div);
             vec![
                 label_of(fig, label),
                 d.n().to_string(),
-                number(d.mean() / div),
+                report_text(d.mean() / div),
                 q(0.1),
                 q(0.5),
                 q(0.9),

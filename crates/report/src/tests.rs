@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use super::charts::{bin_means, outer_zeros_to_gaps};
-use super::figure::{build, Built, Env};
+use super::figure::{build, Built};
+use super::selection::Env;
 use super::*;
 use tracelab_analysis::{Cell, Headline, Output, ResultTable};
 use tracelab_plot::{self as plot, BoxStats, Data, Scale};
