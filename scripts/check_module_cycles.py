@@ -7,7 +7,8 @@ inside crates either"). An edge a -> b is a `crate::b` or `super::` path in
 module a's code (comments and `#[cfg(test)] mod tests` blocks excluded) that
 names a module b which is neither a's ancestor nor its descendant.
 
-Usage: scripts/check_module_cycles.py [CRATES_DIR]   (default: crates)
+Usage: scripts/check_module_cycles.py [CRATES_DIR]   (default: crates; the
+binary crate's src/ beside CRATES_DIR is checked too)
 """
 import os
 import re
@@ -99,9 +100,11 @@ def cycles(edges):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "crates"
+    # Every crate under CRATES_DIR, and the binary crate beside it (src/).
+    sources = [(crate, os.path.join(root, crate, "src")) for crate in sorted(os.listdir(root))]
+    sources.append(("tracelab (binary)", os.path.join(os.path.dirname(os.path.abspath(root)), "src")))
     found = []
-    for crate in sorted(os.listdir(root)):
-        src = os.path.join(root, crate, "src")
+    for crate, src in sources:
         if os.path.isdir(src):
             found += [(crate, c) for c in cycles(edges_of(src))]
     for crate, comp in found:

@@ -1,13 +1,11 @@
 //! `tracelab ingest`: validates the request, runs the ingest with a progress
 //! bar, prints the per-trace summary and decides the exit code.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
 use anyhow::Context;
-use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 
-use tracelab_ingest::{self as ingest, FileProgress, Limits, Plan, Progress, Report, TraceResult};
+use tracelab_ingest::{self as ingest, Limits, Plan, Report, TraceResult};
 use tracelab_present as present;
 use tracelab_schema::error::Error;
 
@@ -53,8 +51,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = plan(&args)?;
-    let report =
-        ingest::run(&plan, progress(args.quiet)).with_context(|| format!("ingest of {}", plan.dir.display()))?;
+    let report = ingest::run(&plan, super::progress::ingest(args.quiet))
+        .with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !args.quiet {
         super::out(&summary(&report))?;
     }
@@ -69,22 +67,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// Byte bars on stderr when it is a terminal (and not `quiet`), else only
-/// the notes of a wait for the store's lock; also the progress of the
-/// ingest inside `report`.
-pub(super) fn progress(quiet: bool) -> Arc<dyn Progress> {
-    if super::progress::enabled(quiet) {
-        Arc::new(Bars::default())
-    } else {
-        Arc::new(super::store::Notes)
-    }
-}
-
 /// Resolves the directory and store before any work starts.
 fn plan(args: &Args) -> anyhow::Result<Plan> {
     let dir = match &args.dir {
         Some(d) => d.clone(),
-        None => bundled_samples().ok_or_else(|| {
+        None => super::store::bundled_samples().ok_or_else(|| {
             Error::Usage("no DIR given and no data-samples/ here; pass the directory holding the traces".into())
         })?,
     };
@@ -101,13 +88,6 @@ fn plan(args: &Args) -> anyhow::Result<Plan> {
     let store = args.out.clone().unwrap_or_else(|| Plan::default_store(&dir));
     let limits = Limits { max_record_bytes: args.max_record_bytes, ..Limits::default() };
     Ok(Plan { dir, store, force: args.force, limits })
-}
-
-/// `./data-samples`, else the copy in the source tree tracelab was built from.
-pub(super) fn bundled_samples() -> Option<PathBuf> {
-    [PathBuf::from("data-samples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples")]
-        .into_iter()
-        .find(|p| p.is_dir())
 }
 
 fn summary(report: &Report) -> String {
@@ -172,42 +152,4 @@ fn counts_table(m: &ingest::Manifest) -> String {
     }
     // Long source lists wrap inside the table instead of widening it.
     present::terminal::render(&t, &present::terminal::Style { digits: 6, width: Some(120), row_count: false })
-}
-
-/// Byte-based progress bars on stderr, one per input file being read.
-#[derive(Default)]
-struct Bars {
-    bars: MultiProgress,
-}
-
-impl Progress for Bars {
-    fn file(&self, label: &str, bytes: u64) -> Box<dyn FileProgress> {
-        let bar = self.bars.add(ProgressBar::new(bytes));
-        bar.set_style(
-            ProgressStyle::with_template("{msg:30!} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
-                .expect("static template")
-                .progress_chars("=> "),
-        );
-        bar.set_message(label.to_string());
-        Box::new(Bar(bar))
-    }
-
-    fn waiting(&self, message: &str) {
-        let _ = self.bars.println(format!("note: {message}"));
-    }
-}
-
-/// One file's bar; cleared when the file is done.
-struct Bar(ProgressBar);
-
-impl FileProgress for Bar {
-    fn advance(&mut self, n: u64) {
-        self.0.inc(n);
-    }
-}
-
-impl Drop for Bar {
-    fn drop(&mut self) {
-        self.0.finish_and_clear();
-    }
 }

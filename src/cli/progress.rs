@@ -1,13 +1,17 @@
 //! Progress on stderr for the long steps, drawn only when stderr is a
 //! terminal (so pipes, logs and tests see none): the PAI derived-frame
 //! build inside `analyze` (about 20 s at full scale), `synth`, and the
-//! ingest inside `report` (its byte bars are `ingest`'s).
+//! byte bars of an ingest (by `ingest`, or inside `report` and the verbs
+//! that ingest the bundled samples first); without a terminal, only the
+//! notes of a wait for the store's lock.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
+use tracelab_ingest::{FileProgress, Progress};
 
 /// Whether to draw progress at all.
 pub fn enabled(quiet: bool) -> bool {
@@ -56,4 +60,66 @@ pub fn derived_frames() {
             (None, _) => *current = None,
         }
     });
+}
+
+/// Byte bars on stderr when it is a terminal (and not `quiet`), else only
+/// the notes of a wait for the store's lock; also the progress of the
+/// ingest inside `report`.
+pub fn ingest(quiet: bool) -> Arc<dyn Progress> {
+    if enabled(quiet) {
+        Arc::new(Bars::default())
+    } else {
+        Arc::new(Notes)
+    }
+}
+
+/// Ingest progress without bars: only why it waits.
+struct Notes;
+
+impl Progress for Notes {
+    fn file(&self, _: &str, _: u64) -> Box<dyn FileProgress> {
+        Box::new(())
+    }
+
+    fn waiting(&self, message: &str) {
+        eprintln!("note: {message}");
+    }
+}
+
+/// Byte-based progress bars on stderr, one per input file being read.
+#[derive(Default)]
+struct Bars {
+    bars: MultiProgress,
+}
+
+impl Progress for Bars {
+    fn file(&self, label: &str, bytes: u64) -> Box<dyn FileProgress> {
+        let bar = self.bars.add(ProgressBar::new(bytes));
+        bar.set_style(
+            ProgressStyle::with_template("{msg:30!} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}")
+                .expect("static template")
+                .progress_chars("=> "),
+        );
+        bar.set_message(label.to_string());
+        Box::new(Bar(bar))
+    }
+
+    fn waiting(&self, message: &str) {
+        let _ = self.bars.println(format!("note: {message}"));
+    }
+}
+
+/// One file's bar; cleared when the file is done.
+struct Bar(ProgressBar);
+
+impl FileProgress for Bar {
+    fn advance(&mut self, n: u64) {
+        self.0.inc(n);
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
 }

@@ -214,7 +214,7 @@ fn resolve_store(args: &Args) -> anyhow::Result<Store> {
     }
     let dir = match &args.dir {
         Some(d) => d.clone(),
-        None => super::ingest::bundled_samples().ok_or_else(|| {
+        None => super::store::bundled_samples().ok_or_else(|| {
             Error::Usage("no DIR given and no data-samples/ here; pass the directory holding the traces".into())
         })?,
     };

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use tracelab_ingest::{self as ingest, FileProgress, Limits, Plan, Progress};
+use tracelab_ingest::{self as ingest, Limits, Plan};
 use tracelab_schema::error::Error;
 use tracelab_store::Store;
 
@@ -17,7 +17,7 @@ pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
     if let Some(path) = store {
         return open(path);
     }
-    let dir = super::ingest::bundled_samples().ok_or_else(|| {
+    let dir = bundled_samples().ok_or_else(|| {
         Error::Usage(
             "no --store given and no data-samples/ here; pass --store <store> (see `tracelab ingest --help`)".into(),
         )
@@ -34,7 +34,7 @@ pub fn open(path: &Path) -> anyhow::Result<Store> {
 /// Ingests `plan` (a no-op when nothing changed), saying which traces were
 /// ingested unless `quiet`, then opens the store.
 pub fn ingest_then_open(plan: &Plan, quiet: bool) -> anyhow::Result<Store> {
-    let report = ingest::run(plan, super::ingest::progress(quiet))
+    let report = ingest::run(plan, super::progress::ingest(quiet))
         .with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !quiet {
         for t in report.traces.iter().filter(|t| matches!(t, ingest::TraceResult::Ingested { .. })) {
@@ -48,15 +48,9 @@ pub(super) fn note(message: &str) {
     eprintln!("note: {message}");
 }
 
-/// Ingest progress without bars: only why it waits.
-pub(super) struct Notes;
-
-impl Progress for Notes {
-    fn file(&self, _: &str, _: u64) -> Box<dyn FileProgress> {
-        Box::new(())
-    }
-
-    fn waiting(&self, message: &str) {
-        note(message);
-    }
+/// `./data-samples`, else the copy in the source tree tracelab was built from.
+pub(super) fn bundled_samples() -> Option<PathBuf> {
+    [PathBuf::from("data-samples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples")]
+        .into_iter()
+        .find(|p| p.is_dir())
 }
