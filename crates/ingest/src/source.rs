@@ -27,9 +27,9 @@ use super::prefetch::Prefetch;
 use super::Limits;
 
 use tracelab_schema::error::{Error, IoContext, Result};
-use tracelab_schema::{raw, swf};
 use tracelab_schema::synthetic::{Marker, MARKER_FILE, MAX_BYTES};
 use tracelab_schema::Trace;
+use tracelab_schema::{raw, swf};
 use tracelab_store::manifest::{Digest256, StatEntry};
 
 /// How a physical input file is packed.

@@ -128,7 +128,7 @@ fn read_log(cluster: &str, member: Member<'_>, t: &mut Tables, limits: Limits, r
         } else if !text.trim().is_empty() {
             if !state.data_seen && state.start_s.is_none() {
                 run.note(format!(
-                    "{label}: no UnixStartTime in the header; submit times are taken as seconds after \
+                    "{label}: no UnixStartTime (in Unix time) in the header; submit times are taken as seconds after \
                      1970-01-01 00:00 UTC"
                 ));
             }
@@ -162,9 +162,25 @@ fn header_line(
         if state.start_s.is_some() {
             return Err(bad("given twice; expected it once"));
         }
+        // Some archive logs say they do not know (MIT Supercloud: UNKNOWN):
+        // the start is then missing, as without the line, and a note says so.
+        if value.eq_ignore_ascii_case("UNKNOWN") || value == "-1" {
+            return store_comment(cluster, label, no, key, value, header);
+        }
         let secs = value.parse::<i64>().ok().filter(|s| (0..=MAX_SECONDS).contains(s));
         state.start_s = Some(secs.ok_or_else(|| bad("expected Unix time in whole seconds"))?);
     }
+    store_comment(cluster, label, no, key, value, header)
+}
+
+fn store_comment(
+    cluster: &str,
+    label: &str,
+    no: u64,
+    key: Option<&'static str>,
+    value: &str,
+    header: &mut TableIngest,
+) -> Result<()> {
     header.counts.records_in += 1;
     let row = [Value::Str(cluster), Value::I64(no as i64), key.map_or(Value::Null, Value::Str), Value::Str(value)];
     match header.offer(&row)? {
@@ -261,7 +277,7 @@ fn field_value(i: usize, raw: &str) -> Result<Option<f64>, Fault> {
 /// The job number is required and counts from 1; the status is a code of
 /// the format.
 fn check_codes(rec: &SwfRecord, job_raw: &str, status_raw: &str) -> Result<(), Fault> {
-    if !rec.int(1).is_some_and(|n| n >= 1) {
+    if rec.int(1).is_none_or(|n| n < 1) {
         return Err(Fault::new(FIELDS[0].name, job_raw, "expected a job number of 1 or more"));
     }
     let code = rec.int(11).unwrap_or(UNKNOWN);

@@ -21,8 +21,8 @@ pub mod philly;
 pub mod raw;
 mod render;
 pub mod status;
-pub mod synthetic;
 pub mod swf;
+pub mod synthetic;
 pub mod unified;
 
 pub use error::{Error, Result};
