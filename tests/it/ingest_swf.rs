@@ -75,7 +75,8 @@ fn a_hand_written_log_gives_the_rows_worked_out_by_hand() {
     let tmp = tempfile::tempdir().unwrap();
     let (raw, store) = (tmp.path().join("raw"), tmp.path().join("store"));
     std::fs::create_dir(&raw).unwrap();
-    std::fs::write(raw.join("hand.swf"), HAND).unwrap();
+    // With a byte-order mark and CRLF line ends, as an editor may save it.
+    std::fs::write(raw.join("hand.swf"), format!("\u{feff}{}", HAND.replace('\n', "\r\n"))).unwrap();
     ingest(&raw, &store);
     let df = swf_rows(&store);
     assert_eq!(df.height(), 5, "one unified row per job: the partial executions stay in swf/jobs");

@@ -118,9 +118,11 @@ fn read_log(cluster: &str, member: Member<'_>, t: &mut Tables, limits: Limits, r
             t.jobs.reject(&label, no, fault)?;
             continue;
         }
-        let Ok(text) = std::str::from_utf8(line.bytes) else {
+        // A byte-order mark (an editor's) is not part of the first line.
+        let bytes = if no == 1 { line.bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line.bytes) } else { line.bytes };
+        let Ok(text) = std::str::from_utf8(bytes) else {
             t.jobs.counts.records_in += 1;
-            t.jobs.reject(&label, no, Fault::record(&String::from_utf8_lossy(line.bytes), "not valid UTF-8"))?;
+            t.jobs.reject(&label, no, Fault::record(&String::from_utf8_lossy(bytes), "not valid UTF-8"))?;
             continue;
         };
         if let Some(comment) = text.trim_start().strip_prefix(';') {
