@@ -3,7 +3,7 @@
 --   asks for? Jobs are binned by requested GPUs (0, 1, 2-4, 5-8, 9-16, >16);
 --   status is the unified one (completed, failed, killed, running, unknown).
 -- tables: jobs
--- param: trace all|pai|philly|helios = all: one trace, or each of them
+-- param: trace all|pai|philly|helios|swf = all: one trace, or each of them
 WITH binned AS (
     SELECT
         trace,

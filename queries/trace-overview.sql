@@ -1,5 +1,5 @@
 -- name: trace-overview
--- question: The three traces side by side: jobs, users, GPU jobs, outcome shares,
+-- question: The traces side by side: jobs, users, GPU jobs, outcome shares,
 --   median queueing delay and run time, and total GPU-hours.
 -- tables: jobs
 SELECT

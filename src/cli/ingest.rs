@@ -13,10 +13,12 @@ use tracelab_schema::error::Error;
 ///
 /// Finds which traces DIR holds (PAI pai_*_table files or their .tar.gz,
 /// Philly cluster_* files or trace-data.tar.gz, Helios <Cluster>/ folders
-/// or data.zip), validates every record, and writes one Parquet file per
-/// canonical table to <STORE>/<trace>/, rejected records to
-/// <STORE>/<trace>/rejects.parquet, and the unified cross-trace table to
-/// <STORE>/jobs.parquet. Unchanged inputs are not read again.
+/// or data.zip, Standard Workload Format logs *.swf or *.swf.gz, one
+/// cluster of the swf trace per file), validates every record, and
+/// writes one Parquet file per canonical table to <STORE>/<trace>/,
+/// rejected records to <STORE>/<trace>/rejects.parquet, and the unified
+/// cross-trace table to <STORE>/jobs.parquet. Unchanged inputs are not
+/// read again.
 ///
 /// Cost: about one pass over the input (streaming, bounded memory). The
 /// store is locked while ingest writes it: another ingest, or a command

@@ -93,6 +93,7 @@ enum TraceArg {
     Pai,
     Philly,
     Helios,
+    Swf,
 }
 
 impl TraceArg {
@@ -101,6 +102,7 @@ impl TraceArg {
             TraceArg::Pai => Trace::Pai,
             TraceArg::Philly => Trace::Philly,
             TraceArg::Helios => Trace::Helios,
+            TraceArg::Swf => Trace::Swf,
         }
     }
 }

@@ -14,6 +14,7 @@ mod export;
 mod hardening_output;
 mod hardening_store;
 mod ingest;
+mod ingest_swf;
 mod malformed;
 mod query;
 mod report;

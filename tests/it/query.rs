@@ -189,7 +189,7 @@ fn nothing_a_query_says_can_write_or_read_other_files() {
 #[test]
 fn json_is_one_object_per_row() {
     let out = query_ok(&["SELECT trace, count(*) AS jobs FROM jobs GROUP BY trace ORDER BY trace", "--format", "json"]);
-    assert_eq!(out.lines().count(), 5, "[, three rows, ]: {out}");
+    assert_eq!(out.lines().count(), 6, "[, four rows, ]: {out}");
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let jobs = read_parquet(&sample_store().join("jobs.parquet"));
     for row in rows.as_array().unwrap() {

@@ -27,7 +27,7 @@ pub fn json_file(path: &Path) -> serde_json::Value {
 /// `Helios Venus`, `Helios (all)`), or None.
 fn trace_word(label: &str) -> Option<String> {
     let w = label.split([' ', '/']).next()?.to_lowercase();
-    ["pai", "philly", "helios"].contains(&w.as_str()).then_some(w)
+    ["pai", "philly", "helios", "swf"].contains(&w.as_str()).then_some(w)
 }
 
 /// Parses RFC 4180 CSV (quoted fields may hold commas, quotes, newlines).
@@ -96,7 +96,8 @@ fn report_over(traces: &[&str]) {
             "philly-atc19" => &["philly"],
             "helios-sc21" => &["helios"],
             "simulation" => &["pai", "helios"],
-            "cross-trace" | "seed-systems" => &["pai", "philly", "helios"],
+            "cross-trace" => &["pai", "philly", "helios", "swf"],
+            "seed-systems" => &["pai", "philly", "helios"],
             other => panic!("a built-in spec this test does not know: {other}"),
         };
         let runs = needs.iter().any(|t| traces.contains(t));
@@ -108,13 +109,21 @@ fn report_over(traces: &[&str]) {
     }
     let missing: Vec<&str> =
         summary["missing"].as_array().unwrap().iter().map(|m| m["trace"].as_str().unwrap()).collect();
-    let absent: Vec<&str> = ["pai", "philly", "helios"].into_iter().filter(|t| !traces.contains(t)).collect();
+    let absent: Vec<&str> = ["pai", "philly", "helios", "swf"].into_iter().filter(|t| !traces.contains(t)).collect();
     assert_eq!(missing, absent);
     for (rel, rows) in check_figures(&out) {
         if rel.starts_with("cross-trace/") && rows[0][0] == "series" {
             let named: Vec<String> = rows[1..].iter().filter_map(|r| trace_word(&r[0])).collect();
             assert!(named.iter().all(|t| traces.contains(&t.as_str())), "{traces:?}: {rel} draws {named:?}");
         }
+    }
+    // SWF logs count no GPUs: they are drawn by the all-jobs figures only.
+    let all_jobs = csv_rows(&std::fs::read_to_string(out.join("cross-trace/runtime-all-jobs.csv")).unwrap());
+    let has_swf = all_jobs[1..].iter().any(|r| r[0] == "SWF (all logs)");
+    assert_eq!(has_swf, traces.contains(&"swf"), "{traces:?}");
+    if traces == ["swf"] {
+        assert!(!out.join("cross-trace/runtime.csv").exists(), "the GPU-job runtime figure has nothing to draw");
+        return;
     }
     // The runtime CDF has one series per trace there (Helios: its four
     // clusters and all of them).
@@ -126,6 +135,7 @@ fn report_over(traces: &[&str]) {
         match *t {
             "pai" => want.push("PAI"),
             "philly" => want.push("Philly"),
+            "swf" => {}
             _ => want.extend(["Helios Venus", "Helios Earth", "Helios Saturn", "Helios Uranus", "Helios (all)"]),
         }
     }
@@ -323,4 +333,14 @@ fn a_malformed_synth_marker_is_a_data_error_naming_the_file() {
         stderr.contains("philly/SYNTHETIC.json: not a tracelab synth marker: `scale` must be a positive number"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_report_over_swf_alone() {
+    report_over(&["swf"]);
+}
+
+#[test]
+fn a_report_over_philly_and_swf() {
+    report_over(&["philly", "swf"]);
 }

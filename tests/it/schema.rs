@@ -18,6 +18,8 @@ fn schema_json_lists_every_parquet_file_ingest_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let (raw, store) = (tmp.path().join("raw"), tmp.path().join("store"));
     real_trace_dir(&raw);
+    // The real traces and an SWF log: every trace kind.
+    std::fs::write(raw.join("log.swf"), "; UnixStartTime: 0\n1 0 1 2 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n").unwrap();
     tracelab_ok(&["ingest", s(&raw), "--out", s(&store)]);
     let json: serde_json::Value = serde_json::from_str(&tracelab_ok(&["schema", "all", "--format", "json"])).unwrap();
     let mut documented: Vec<String> = json

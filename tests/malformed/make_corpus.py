@@ -222,6 +222,33 @@ case("helios-zip-bzip2", {"data.zip": zip_bytes([("data/Venus/cluster_log.csv", 
 case("helios-corrupt-zip", {"data.zip": "PK-not-really"}, "a data.zip that is not a zip",
      exit=1, error="data.zip: corrupt zip archive")
 
+# SWF (Standard Workload Format v2.2): 4 header lines, then jobs on lines 5, 6, 7.
+SWF = ["; Version: 2.2", "; Computer: tiny", "; UnixStartTime: 1000000000", "; TimeZoneString: Europe/Berlin",
+       "1 0 10 100 4 -1 -1 4 200 -1 1 1 1 -1 1 -1 -1 -1",
+       "2 5 0 50 8 -1 -1 8 60 -1 0 2 1 -1 1 -1 -1 -1",
+       "3 7 -1 -1 -1 -1 -1 2 60 -1 5 1 2 -1 1 -1 -1 -1"]
+def swf(lines=SWF):
+    return {"log.swf": "\n".join(lines) + "\n"}
+case("swf-wrong-field-count", swf(SWF[:5] + ["2 5 0 50 8 -1 -1 8 60 -1 0 2 1 -1 1 -1 -1"] + SWF[6:]),
+     "a job record of 17 fields", rejects=[rej("jobs", "log.swf", 6, "*", "expected 18 whitespace-separated fields, found 17")])
+case("swf-non-numeric", swf(SWF[:5] + ["2 5 0 fifty 8 -1 -1 8 60 -1 0 2 1 -1 1 -1 -1 -1"] + SWF[6:]),
+     "a run time that is not a number", rejects=[rej("jobs", "log.swf", 6, "Run Time", "expected a whole number")])
+case("swf-negative", swf(SWF[:6] + ["3 7 -5 -1 -1 -1 -1 2 60 -1 5 1 2 -1 1 -1 -1 -1"]),
+     "a negative wait time other than -1 (unknown)", rejects=[rej("jobs", "log.swf", 7, "Wait Time", "negative")])
+case("swf-unknown-status", swf(SWF[:4] + ["1 0 10 100 4 -1 -1 4 200 -1 9 1 1 -1 1 -1 -1 -1"] + SWF[5:]),
+     "a status code the format does not define", rejects=[rej("jobs", "log.swf", 5, "Status", "unknown status")])
+case("swf-duplicate-job", swf(SWF + ["2 9 0 5 1 -1 -1 1 60 -1 1 3 1 -1 1 -1 -1 -1"]),
+     "a job number given twice", rejects=[rej("jobs", "log.swf", 8, "cluster+job_number+part", "duplicate key")])
+case("swf-truncated-gzip", {"log.swf.gz": (lambda g: g[: len(g) // 2])(gz(("\n".join(SWF) + "\n").encode() * 50))},
+     "the .swf.gz is cut short", exit=1, error="log.swf.gz: corrupt or truncated archive")
+case("swf-huge-line", {"log.swf.gz": gz(("\n".join(SWF[:5] + ["2 " + "0" * (2 << 20)] + SWF[6:]) + "\n").encode())},
+     "a 2 MiB line (over the 1 MiB record limit) is rejected without being held",
+     rejects=[rej("jobs", "log.swf.gz", 6, "*", "longer than the limit")])
+case("swf-bad-unix-start-time", swf(SWF[:2] + ["; UnixStartTime: yesterday"] + SWF[3:]),
+     "a UnixStartTime that is not Unix time (every timestamp would be wrong)", exit=1,
+     error="log.swf: line 3: UnixStartTime")
+case("swf-empty-file", {"log.swf": ""}, "an empty log", exit=1, error="log.swf: empty file")
+
 for name, (files, expect) in cases.items():
     d = os.path.join(root, name)
     for rel, text in files.items():

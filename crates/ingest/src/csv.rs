@@ -43,7 +43,7 @@ pub struct CsvFile<R> {
 /// single line (header or record) is a failed download or extraction, not
 /// an empty table, and stops the ingest. A header without records is an
 /// empty table.
-fn empty_file(label: &str, expected: &str) -> Error {
+pub(super) fn empty_file(label: &str, expected: &str) -> Error {
     Error::input(label, format!("empty file; expected {expected} (an empty download or extraction?)"))
 }
 
@@ -147,7 +147,7 @@ impl<R: Read> CsvFile<R> {
 }
 
 /// The reject of a line over the cap, quoting its start.
-fn overlong(line: &Line<'_>, max: usize) -> Option<Fault> {
+pub(super) fn overlong(line: &Line<'_>, max: usize) -> Option<Fault> {
     let len = line.overlong?;
     let start = String::from_utf8_lossy(line.bytes);
     let reason = format!("line of {len} bytes, longer than the limit of {max} bytes (--max-record-bytes)");

@@ -1,4 +1,5 @@
-//! `tracelab ingest`: official trace downloads -> canonical Parquet store.
+//! `tracelab ingest`: official trace downloads (and Standard Workload Format
+//! logs) -> canonical Parquet store.
 //!
 //! For each trace found in the directory: skip it when its inputs are
 //! unchanged since the last ingest (same names, sizes and SHA-256), otherwise
@@ -35,6 +36,7 @@ pub mod rejects;
 mod run;
 pub mod sink;
 pub mod source;
+mod swf;
 mod table;
 pub mod time;
 pub mod unified;
@@ -163,7 +165,7 @@ pub fn run(plan: &Plan, progress: Arc<dyn Progress>) -> Result<Report> {
         return Err(Error::input(
             plan.dir.display().to_string(),
             "no trace found; expected PAI pai_*_table files, Philly cluster_* files or trace-data.tar.gz, \
-             or Helios <Cluster>/cluster_log.csv or data.zip",
+             Helios <Cluster>/cluster_log.csv or data.zip, or Standard Workload Format logs (*.swf, *.swf.gz)",
         ));
     }
     let wait = |message: &str| progress.waiting(message);
@@ -215,6 +217,7 @@ fn ingest_trace(
         Trace::Pai => pai::ingest(&data, run)?,
         Trace::Philly => philly::ingest(&data, run)?,
         Trace::Helios => helios::ingest(&data, run)?,
+        Trace::Swf => swf::ingest(&data, run)?,
     };
     record_markers(&mut outcome, &markers)?;
     let reject_samples = outcome.reject_samples.clone();

@@ -2,8 +2,10 @@
 //!
 //! A trace directory holds the official downloads as they are: plain files,
 //! PAI's per-table `.tar.gz`, Philly's `trace-data.tar.gz`, Helios' `data.zip`
-//! (or the same extracted, in any sub-folder). Files are recognized by name.
-//! Archives are read member by member as streams; nothing is extracted to
+//! (or the same extracted, in any sub-folder), and Standard Workload Format
+//! logs (`*.swf`, or `*.swf.gz` as the Parallel Workloads Archive ships
+//! them). Files are recognized by name. Archives are read member by member
+//! as streams, a lone `.gz` as its one member; nothing is extracted to
 //! disk. Every byte read is hashed (SHA-256) for the manifest and counted for
 //! the progress bar.
 //!
@@ -24,9 +26,9 @@ use super::prefetch::Prefetch;
 use super::Limits;
 
 use tracelab_schema::error::{Error, IoContext, Result};
-use tracelab_schema::raw;
 use tracelab_schema::synthetic::{Marker, MARKER_FILE, MAX_BYTES};
 use tracelab_schema::Trace;
+use tracelab_schema::{raw, swf};
 use tracelab_store::manifest::{Digest256, StatEntry};
 
 /// How a physical input file is packed.
@@ -35,6 +37,8 @@ pub enum Packing {
     Plain,
     TarGz,
     Zip,
+    /// One gzip-compressed file (`x.swf.gz`), read as its single member.
+    Gz,
 }
 
 /// A physical file of a trace, as the manifest lists it.
@@ -141,6 +145,8 @@ fn packing_of(name: &str) -> Packing {
         Packing::TarGz
     } else if name.ends_with(".zip") {
         Packing::Zip
+    } else if name.ends_with(".gz") {
+        Packing::Gz
     } else {
         Packing::Plain
     }
@@ -184,7 +190,7 @@ fn classify(file: &InputFile) -> Option<Trace> {
     if name == raw::helios::ARCHIVE || (file.packing == Packing::Zip && zip_has_helios(&file.path)) {
         return Some(Trace::Helios);
     }
-    None
+    swf::stem(name).map(|_| Trace::Swf)
 }
 
 /// The Philly file a name denotes (`cluster_gpu_util`, also with a `.csv`
@@ -249,11 +255,14 @@ pub fn for_each_member(
         return visit_zip(file, tick, &mut visit);
     }
     let path = &file.path;
-    let gunzip = file.packing == Packing::TarGz;
+    let gunzip = matches!(file.packing, Packing::TarGz | Packing::Gz);
     let mut bytes = Prefetch::spawn(path, gunzip, tick).at(path)?;
-    if gunzip {
+    if file.packing == Packing::TarGz {
         visit_tar(file, &mut bytes, limits.max_meta_bytes, &mut visit).map_err(|e| archive_error(file, e))?;
         nothing_after_the_archive(file, &mut bytes)?;
+    } else if file.packing == Packing::Gz {
+        let member = Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut bytes };
+        visit(member).map_err(|e| archive_error(file, e))?;
     } else {
         visit(Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut bytes })?;
     }
@@ -433,6 +442,7 @@ fn kind_name(p: Packing) -> &'static str {
         Packing::Plain => "file",
         Packing::TarGz => ".tar.gz",
         Packing::Zip => ".zip",
+        Packing::Gz => ".gz",
     }
 }
 

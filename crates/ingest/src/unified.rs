@@ -73,6 +73,7 @@ fn trace_parts(trace: Trace, dir: &Tables<'_>) -> Vec<PolarsResult<LazyFrame>> {
         Trace::Pai => vec![pai_jobs(dir)],
         Trace::Philly => vec![philly_jobs(dir)],
         Trace::Helios => raw::helios::CLUSTERS.iter().map(|c| helios_jobs(dir, c)).collect(),
+        Trace::Swf => vec![swf_jobs(dir)],
     };
     parts.into_iter().map(|p| p.map(|lf| lf.select(cols.clone()))).collect()
 }
@@ -203,4 +204,31 @@ fn helios_jobs(dir: &Tables<'_>, cluster: &str) -> PolarsResult<LazyFrame> {
         col("state"),
     ]);
     Ok(with_status(lf, Trace::Helios, "state"))
+}
+
+/// SWF: each job's summary record (`part` 0; partial executions stay in
+/// `swf/jobs`); queue and runtime are the log's Wait Time and Run Time.
+/// The format counts processors, not GPUs: `gpus_requested` is null (SWF
+/// jobs count under the cross views' `jobs=all`), the processors requested
+/// (else allocated) are `cpus_requested`.
+fn swf_jobs(dir: &Tables<'_>) -> PolarsResult<LazyFrame> {
+    let text = |c: &str| col(c).cast(DataType::String);
+    let jobs = scan(dir, "jobs")?.filter(col("part").eq(lit(0i64)));
+    let lf = sorted(jobs, &["cluster", "job_number"]).select([
+        lit("swf").alias("trace"),
+        col("cluster"),
+        text("job_number").alias("job_id"),
+        text("user_id").alias("user"),
+        text("group_id").alias("group"),
+        col("submit_time"),
+        col("start_time"),
+        col("end_time"),
+        col("wait_s").cast(DataType::Float64).alias("queue_s"),
+        col("run_s").cast(DataType::Float64).alias("run_s"),
+        lit(NULL).cast(DataType::Float64).alias("gpus_requested"),
+        coalesce(&[col("requested_procs"), col("allocated_procs")]).cast(DataType::Float64).alias("cpus_requested"),
+        lit(NULL).cast(DataType::Int64).alias("instances"),
+        coalesce(&[text("status"), lit("-1")]).alias("status_code"),
+    ]);
+    Ok(with_status(lf, Trace::Swf, "status_code"))
 }

@@ -95,6 +95,8 @@ fn targets(trace: Trace) -> &'static [Target] {
         Trace::Pai => PAI,
         Trace::Philly => PHILLY,
         Trace::Helios => HELIOS,
+        // synth makes no SWF logs: nothing is calibrated.
+        Trace::Swf => &[],
     }
 }
 

@@ -164,7 +164,11 @@ mod tests {
         let m = missing(&[Trace::Pai], Some(&[Trace::Pai, Trace::Helios]));
         assert_eq!(
             m,
-            vec![(Trace::Philly, "left out by --only".to_string()), (Trace::Helios, "not in the store".to_string())]
+            vec![
+                (Trace::Philly, "left out by --only".to_string()),
+                (Trace::Helios, "not in the store".to_string()),
+                (Trace::Swf, "left out by --only".to_string())
+            ]
         );
     }
 }

@@ -215,9 +215,10 @@ impl Spec {
     }
 
     fn validate(&self) -> Result<()> {
-        let known = ["pai", "philly", "helios"];
+        let known: Vec<&str> = tracelab_schema::Trace::ALL.iter().map(|t| t.name()).collect();
         if let Some(t) = self.body.traces.iter().find(|t| !known.contains(&t.as_str())) {
-            return Err(self.error_at(0..0, &format!("traces: unknown trace `{t}` (expected pai, philly, helios)")));
+            let expected = known.join(", ");
+            return Err(self.error_at(0..0, &format!("traces: unknown trace `{t}` (expected {expected})")));
         }
         let mut seen = BTreeMap::new();
         for fig in &self.body.figures {

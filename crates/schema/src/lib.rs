@@ -11,7 +11,7 @@
 //!   rendered by `tracelab schema` (and checked against `docs/schema.md`).
 //!
 //! [`swf`] holds the fields of the Standard Workload Format, which export
-//! writes and a later reader can parse.
+//! writes and ingest reads (the fourth trace kind), and its canonical tables.
 
 pub mod civil;
 pub mod error;
@@ -39,10 +39,13 @@ pub enum Trace {
     Philly,
     /// SenseTime Helios (SC'21).
     Helios,
+    /// Any log in the Standard Workload Format of the Parallel Workloads
+    /// Archive (`*.swf`, `*.swf.gz`), one cluster per file; jobs only.
+    Swf,
 }
 
 impl Trace {
-    pub const ALL: [Trace; 3] = [Trace::Pai, Trace::Philly, Trace::Helios];
+    pub const ALL: [Trace; 4] = [Trace::Pai, Trace::Philly, Trace::Helios, Trace::Swf];
 
     /// The short name used on the command line and as the store folder.
     pub fn name(self) -> &'static str {
@@ -50,6 +53,7 @@ impl Trace {
             Trace::Pai => "pai",
             Trace::Philly => "philly",
             Trace::Helios => "helios",
+            Trace::Swf => "swf",
         }
     }
 
@@ -62,10 +66,13 @@ impl Trace {
     /// PAI: the owners' README guarantees time of day and weekday only in
     /// UTC+8. Philly: the utilization files carry PDT/PST. Helios: the files
     /// carry no zone; SenseTime's clusters are in China, so UTC+8 is assumed.
+    /// SWF: each log names its own zone (`TimeZoneString`, kept in
+    /// `swf/header`); one zone cannot stand for all of them, so UTC.
     pub fn local_tz(self) -> &'static str {
         match self {
             Trace::Pai | Trace::Helios => "Asia/Shanghai",
             Trace::Philly => "America/Los_Angeles",
+            Trace::Swf => "UTC",
         }
     }
 
@@ -75,6 +82,7 @@ impl Trace {
             Trace::Pai => pai::TABLES,
             Trace::Philly => philly::TABLES,
             Trace::Helios => helios::TABLES,
+            Trace::Swf => swf::TABLES,
         }
     }
 
@@ -84,6 +92,7 @@ impl Trace {
             Trace::Pai => "Alibaba PAI cluster-trace-gpu-v2020 (NSDI'22 \"MLaaS in the Wild\")",
             Trace::Philly => "Microsoft Philly traces (ATC'19)",
             Trace::Helios => "SenseTime Helios traces (SC'21)",
+            Trace::Swf => "Standard Workload Format logs (Parallel Workloads Archive)",
         }
     }
 }
@@ -199,6 +208,9 @@ impl Table {
             (Some(Trace::Helios), "jobs") => "helios_jobs",
             (Some(Trace::Helios), "vc_gpus") => "helios_vc_gpus",
             (Some(Trace::Helios), _) => "helios_rejects",
+            (Some(Trace::Swf), "jobs") => "swf_jobs",
+            (Some(Trace::Swf), "header") => "swf_headers",
+            (Some(Trace::Swf), _) => "swf_rejects",
         }
     }
 

@@ -16,6 +16,9 @@ pub const NORMALIZED: [&str; 5] = ["completed", "failed", "killed", "running", "
 /// - Helios: COMPLETED -> completed, CANCELLED -> killed, FAILED, TIMEOUT and
 ///   NODE_FAIL -> failed (`trace_parser.py` regards the latter two as
 ///   failed), anything else (the one SUSPENDED job) -> unknown.
+/// - SWF (field 11): 1 -> completed, 0 -> failed, 5 (cancelled) -> killed;
+///   -1 and the partial-execution codes 2, 3, 4 -> unknown (a whole job is
+///   its summary record, which carries 0, 1 or 5).
 pub fn normalize(trace: Trace, raw: &str) -> &'static str {
     match (trace, raw) {
         (Trace::Pai, "Terminated") | (Trace::Philly, "Pass") | (Trace::Helios, "COMPLETED") => "completed",
@@ -23,6 +26,9 @@ pub fn normalize(trace: Trace, raw: &str) -> &'static str {
         (Trace::Helios, "FAILED" | "TIMEOUT" | "NODE_FAIL") => "failed",
         (Trace::Pai, "Interrupted") | (Trace::Philly, "Killed") | (Trace::Helios, "CANCELLED") => "killed",
         (Trace::Pai, "Running" | "Waiting" | "Ready") => "running",
+        (Trace::Swf, "1") => "completed",
+        (Trace::Swf, "0") => "failed",
+        (Trace::Swf, "5") => "killed",
         _ => "unknown",
     }
 }
@@ -33,6 +39,7 @@ pub fn mapping(trace: Trace) -> Vec<(&'static str, &'static str)> {
         Trace::Pai => super::raw::pai::INSTANCE_STATUSES,
         Trace::Philly => super::raw::philly::STATUSES,
         Trace::Helios => super::raw::helios::STATES,
+        Trace::Swf => &super::swf::status::RAW,
     };
     raws.iter().map(|r| (*r, normalize(trace, r))).collect()
 }
@@ -57,5 +64,7 @@ mod tests {
         assert_eq!(normalize(Trace::Helios, "SUSPENDED"), "unknown");
         assert_eq!(normalize(Trace::Philly, "Killed"), "killed");
         assert_eq!(normalize(Trace::Pai, "Waiting"), "running");
+        assert_eq!(normalize(Trace::Swf, "5"), "killed");
+        assert_eq!(normalize(Trace::Swf, "3"), "unknown");
     }
 }

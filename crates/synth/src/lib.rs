@@ -128,6 +128,7 @@ pub fn run(plan: &Plan) -> Result<Report> {
             Trace::Pai => pai::generate(&ctx, &dir)?,
             Trace::Philly => philly::generate(&ctx, &dir)?,
             Trace::Helios => helios::generate(&ctx, &dir)?,
+            Trace::Swf => return Err(Error::Usage("synth generates pai, philly and helios; not SWF logs".into())),
         };
         files.push(write_marker(plan, trace, &dir)?);
         if plan.corrupt.is_some() {
@@ -146,6 +147,7 @@ fn real_files(trace: Trace) -> &'static [&'static str] {
         Trace::Pai => &["pai_machine_spec.csv"],
         Trace::Philly => &["cluster_machine_list"],
         Trace::Helios => &["Earth/cluster_gpu_number.csv", "Venus/cluster_gpu_number.csv"],
+        Trace::Swf => &[],
     }
 }
 

@@ -175,6 +175,7 @@ pub fn from_trace(
         Trace::Pai => pai_machines(store, types),
         Trace::Philly => philly_machines(store, types),
         Trace::Helios => helios_vcs(store, helios_cluster, origin, types),
+        Trace::Swf => Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `cross.diurnal`: diurnal submission profiles across traces, the share of each trace's
 //! submissions in each local hour of day, in the trace's own time zone
-//! (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles).
+//! (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles; SWF in UTC).
 
 use polars::prelude::*;
 
@@ -22,11 +22,15 @@ fn local_hour() -> Result<Expr> {
     };
     let (philly, pai, helios) =
         (zone(Trace::Philly.local_tz())?, zone(Trace::Pai.local_tz())?, zone(Trace::Helios.local_tz())?);
+    // Each SWF log names its own zone; one zone cannot stand for all: UTC.
+    let swf = zone(Trace::Swf.local_tz())?;
     let hour_in = |tz: TimeZone| col("submit_time").dt().convert_time_zone(tz).dt().hour().cast(DataType::Int64);
     Ok(when(col("trace").eq(lit("philly")))
         .then(hour_in(philly))
         .when(col("trace").eq(lit("pai")))
         .then(hour_in(pai))
+        .when(col("trace").eq(lit("swf")))
+        .then(hour_in(swf))
         .otherwise(hour_in(helios)))
 }
 
@@ -44,9 +48,10 @@ impl Analyze for Diurnal {
 
     fn definition(p: &ViewParams) -> String {
         format!(
-            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios submit_time), converted \
-             from UTC to each trace's local zone (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles), hour of \
-             day 0-23; y = submissions in that hour / all submissions of the series, in %. {}",
+            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios submit_time, SWF \
+             UnixStartTime + Submit Time), converted from UTC to each trace's local zone (PAI and Helios \
+             Asia/Shanghai, Philly America/Los_Angeles; SWF logs stay in UTC, their own zones are in swf_headers), \
+             hour of day 0-23; y = submissions in that hour / all submissions of the series, in %. {}",
             jobs_note(p.jobs)
         )
     }

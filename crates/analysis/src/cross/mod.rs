@@ -1,6 +1,7 @@
 //! Cross-trace views over the unified `jobs` table: one series per trace
-//! (`pai`, `philly`, `helios`) and one per Helios cluster (`helios/Venus`,
-//! ...), so the traces plot side by side. No anchor has these in one place;
+//! (`pai`, `philly`, `helios`, `swf`) and one per Helios cluster
+//! (`helios/Venus`, ...) and per SWF log (`swf/<file stem>`), so the traces
+//! plot side by side. SWF jobs have no GPU count, so only `jobs=all` shows them. No anchor has these in one place;
 //! each view states every trace's own definition of the quantity it plots.
 //!
 //! One file per analysis id (`cross.wait-fraction` is `wait_fraction.rs`);
@@ -31,7 +32,8 @@ pub const TRACE_DEFINITIONS: &str = "Per trace (unified jobs table): PAI queue =
      submission (job start_time), runtime = job end_time - earliest instance start; Philly queue = first attempt \
      start - submitted_time (first-attempt definition), runtime = last attempt end - first attempt start (spans \
      retries), both differences of UTC instants (the true elapsed time, not the notebook's naive wall clock); \
-     Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start).";
+     Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start); SWF queue = Wait Time, \
+     runtime = Run Time (fields 3 and 4 of the log).";
 
 choice! {
     /// Which jobs a view counts.
@@ -57,15 +59,17 @@ params! {
 }
 
 /// The unified jobs with a `series` column: every row under its trace, and
-/// Helios rows once more under `helios/<cluster>`.
+/// Helios and SWF rows once more under `<trace>/<cluster>` (a Helios
+/// cluster, an SWF log).
 pub fn with_series(ctx: &Ctx, which: Jobs) -> Result<LazyFrame> {
     let mut jobs = ctx.store.scan(&JOBS)?;
     if which == Jobs::Gpu {
         jobs = jobs.filter(col("gpus_requested").gt(lit(0.0)));
     }
     let by_trace = jobs.clone().with_column(col("trace").alias("series"));
-    let by_cluster =
-        jobs.filter(col("trace").eq(lit("helios"))).with_column((lit("helios/") + col("cluster")).alias("series"));
+    let by_cluster = jobs
+        .filter(col("trace").eq(lit("helios")).or(col("trace").eq(lit("swf"))))
+        .with_column((col("trace") + lit("/") + col("cluster")).alias("series"));
     concat([by_trace, by_cluster], UnionArgs::default())
         .map_err(|e| tracelab_schema::error::Error::polars("cross series".to_string(), e))
 }

@@ -98,6 +98,8 @@ fn numeric_columns(trace: Trace) -> &'static [&'static str] {
         Trace::Pai => &["plan_gpu_pct", "plan_cpu_pct", "plan_mem_gib", "inst_num"],
         Trace::Philly => &["gpus_requested"],
         Trace::Helios => &["gpus_requested", "cpus_requested", "instances"],
+        // Not among the seed traces (`Traces` selects PAI, Philly, Helios).
+        Trace::Swf => &["cpus_requested"],
     }
 }
 

@@ -117,6 +117,7 @@ fn gpu_util(ctx: &Ctx, p: &GpuUtilParams, out: &mut Output) -> Result<()> {
                 "helios",
                 "no hardware utilization in the trace (only GPU allocation; see seed.muxflow-predictability)",
             ),
+            Trace::Swf => notes.add("swf", "no GPU utilization in SWF logs"),
         }
     }
     out.dists("gpu-util", "Mean utilization per GPU (%)", util)

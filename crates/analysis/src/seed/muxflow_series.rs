@@ -55,6 +55,8 @@ pub fn series(ctx: &Ctx, trace: Trace, bin_s: i64) -> Result<Option<Series>> {
         Trace::Pai => pai_series(ctx, bin_s)?,
         Trace::Philly => philly_series(ctx, bin_s)?,
         Trace::Helios => helios_series(ctx, bin_s)?,
+        // SWF logs count processors, not GPUs: no GPU series.
+        Trace::Swf => return Ok(None),
     };
     Ok((!values.is_empty()).then(|| Series { trace, start_s: start_bin * bin_s, bin_s, values, what }))
 }

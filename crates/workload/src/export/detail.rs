@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use polars::prelude::*;
 
 use tracelab_analysis::frame;
-use tracelab_schema::error::Result;
+use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{helios, pai, philly, Trace};
 use tracelab_sim::Millis;
 use tracelab_store::Store;
@@ -54,6 +54,7 @@ pub fn read(store: &Store, sel: &TraceSel) -> Result<HashMap<String, Detail>> {
         Trace::Pai => (pai_plan(store)?, "pai: task facts for export"),
         Trace::Philly => (philly_plan(store)?, "philly: job facts for export"),
         Trace::Helios => (helios_plan(store, sel.cluster.as_deref())?, "helios: job facts for export"),
+        Trace::Swf => return Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     };
     let df = frame::collect(lf, what)?;
     let ids = frame::strs(&df, "id")?;

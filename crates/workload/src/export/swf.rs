@@ -174,6 +174,7 @@ fn information(trace: Trace) -> &'static str {
         Trace::Pai => "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-gpu-v2020",
         Trace::Philly => "https://github.com/msr-fiddle/philly-traces",
         Trace::Helios => "https://github.com/S-Lab-System-Group/HeliosData",
+        Trace::Swf => "https://www.cs.huji.ac.il/labs/parallel/workload/",
     }
 }
 
@@ -182,6 +183,7 @@ fn notes(sel: &Selected, req: &Request, machines: &Result<(u64, u64, String), St
         Trace::Pai => ("earliest instance start - task start", "the job's group tag, else its user"),
         Trace::Philly => ("first attempt start - submission", "the virtual cluster"),
         Trace::Helios => ("the raw queue column", "the virtual cluster"),
+        Trace::Swf => ("the log's Wait Time", "the log's Group ID"),
     };
     let sample = req
         .selection

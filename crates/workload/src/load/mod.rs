@@ -121,7 +121,7 @@ impl TraceSel {
                 "--trace {raw}: expected pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus)"
             ))
         };
-        let trace = Trace::from_name(name).ok_or_else(bad)?;
+        let trace = Trace::from_name(name).filter(|t| *t != Trace::Swf).ok_or_else(bad)?;
         match &cluster {
             Some(c) if trace != Trace::Helios || !helios::CLUSTERS.contains(&c.as_str()) => Err(bad()),
             _ => Ok(TraceSel { trace, cluster }),
@@ -156,6 +156,7 @@ pub fn load(store: &Store, sel: &TraceSel) -> Result<Loaded> {
         Trace::Pai => pai::load(store)?,
         Trace::Philly => philly::load(store)?,
         Trace::Helios => helios::load(store, sel.cluster.as_deref())?,
+        Trace::Swf => return Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     };
     loaded.source = sel.label();
     debug_assert_eq!(loaded.rows, loaded.jobs.len() as u64 + loaded.left_out.total());
