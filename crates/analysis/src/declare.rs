@@ -250,6 +250,21 @@ impl Analysis {
         Ok(self.imp.definition(&Args::validate(self, given)?))
     }
 
+    /// The declared peak of a run over `store` now: [`Memory::bytes`], plus,
+    /// for a PAI analysis while the PAI derived frames are not built, the
+    /// build it may have to do first (the first PAI analysis of a report
+    /// builds them; the others wait for it).
+    pub fn memory_now(&self, store: &Store) -> u64 {
+        let own = self.memory.bytes(store);
+        if self.scope != Scope::Pai || crate::pai::derived::is_built(store) {
+            return own;
+        }
+        let build = store
+            .rows(&tracelab_schema::pai::INSTANCE)
+            .map_or(0, |n| n.saturating_mul(crate::pai::derived::BUILD_BYTES_PER_INSTANCE));
+        own.max(build)
+    }
+
     /// The declared published values.
     pub fn published(&self) -> Cow<'static, [Published]> {
         self.imp.published()

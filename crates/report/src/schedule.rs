@@ -37,40 +37,47 @@ impl Limits {
     }
 }
 
-/// Runs `run(i)` for every `i` in `0..estimates.len()` within `limits`;
+/// Runs `run(i)` for every `i` in `0..n` within `limits`, `estimate(i)`
+/// being asked when run `i` is next to start (an estimate may fall once an
+/// earlier run has built what later ones share);
 /// `done(i, &result)` is called on the calling thread as each finishes.
 /// Once a failed run (`failed` says so of its result) has come back, no
 /// further run starts; those already running finish. Returns the results in index order (runs
 /// never started are `None`).
 pub fn run_within<T: Send>(
-    estimates: &[u64],
+    n: usize,
+    estimate: impl Fn(usize) -> u64,
     limits: Limits,
     run: impl Fn(usize) -> T + Sync,
     failed: impl Fn(&T) -> bool,
     mut done: impl FnMut(usize, &T),
 ) -> Vec<Option<T>> {
-    let mut results: Vec<Option<T>> = estimates.iter().map(|_| None).collect();
+    let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
+    let mut admitted = vec![0u64; n];
     let workers = limits.workers.max(1);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(usize, T)>();
         let (mut running, mut held, mut stop) = (0usize, 0u64, false);
         // Takes the next finished run off the channel.
-        let mut collect = |running: &mut usize, held: &mut u64, stop: &mut bool| {
+        let mut collect = |running: &mut usize, held: &mut u64, stop: &mut bool, admitted: &[u64]| {
             let (i, r) = rx.recv().expect("a running analysis reports back");
             *running -= 1;
-            *held = held.saturating_sub(estimates[i]);
+            *held = held.saturating_sub(admitted[i]);
             *stop |= failed(&r);
             done(i, &r);
             results[i] = Some(r);
         };
-        for (i, &need) in estimates.iter().enumerate() {
-            while running > 0 && (running == workers || held.saturating_add(need) > limits.budget) {
-                collect(&mut running, &mut held, &mut stop);
+        for i in 0..n {
+            // Asked again after each run that finishes while this one waits.
+            while running > 0 && (running == workers || held.saturating_add(estimate(i)) > limits.budget) {
+                collect(&mut running, &mut held, &mut stop, &admitted);
             }
+            let need = estimate(i);
             if stop {
                 break;
             }
             running += 1;
+            admitted[i] = need;
             held = held.saturating_add(need);
             let (tx, run) = (tx.clone(), &run);
             scope.spawn(move || {
@@ -79,7 +86,7 @@ pub fn run_within<T: Send>(
             });
         }
         while running > 0 {
-            collect(&mut running, &mut held, &mut stop);
+            collect(&mut running, &mut held, &mut stop, &admitted);
         }
     });
     results
@@ -99,7 +106,8 @@ mod tests {
             (AtomicUsize::new(0), AtomicUsize::new(0), AtomicU64::new(0), AtomicU64::new(0));
         let order = Mutex::new(Vec::new());
         let results = run_within(
-            estimates,
+            estimates.len(),
+            |i| estimates[i],
             limits,
             |i| {
                 peak.fetch_max(now.fetch_add(1, Ordering::SeqCst) + 1, Ordering::SeqCst);
@@ -138,6 +146,37 @@ mod tests {
         assert!(held <= 10, "{held}");
     }
 
+    /// Run 0 "builds" what all share: until it is done every run is
+    /// estimated at the whole budget (so run 1 waits for it), after it at 1
+    /// (so runs 1 and 2 overlap).
+    #[test]
+    fn an_estimate_is_asked_when_the_run_is_next_and_may_fall() {
+        use std::sync::atomic::AtomicBool;
+        let (built, now, peak) = (AtomicBool::new(false), AtomicUsize::new(0), AtomicUsize::new(0));
+        let overlapped_run_0 = AtomicBool::new(false);
+        run_within(
+            3,
+            |_| if built.load(Ordering::SeqCst) { 1 } else { 10 },
+            Limits { workers: 2, budget: 10 },
+            |i| {
+                let running = now.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(running, Ordering::SeqCst);
+                if i == 0 {
+                    std::thread::sleep(Duration::from_millis(30));
+                    overlapped_run_0.fetch_or(now.load(Ordering::SeqCst) > 1, Ordering::SeqCst);
+                    built.store(true, Ordering::SeqCst);
+                } else {
+                    std::thread::sleep(Duration::from_millis(30));
+                }
+                now.fetch_sub(1, Ordering::SeqCst);
+            },
+            |_| false,
+            |_, _| {},
+        );
+        assert!(!overlapped_run_0.into_inner(), "run 1 started beside run 0");
+        assert_eq!(peak.into_inner(), 2, "runs 1 and 2 ran side by side");
+    }
+
     #[test]
     fn serial_runs_one_at_a_time() {
         let (results, peak, _, finished) = observe(&[1, 1, 1], &[5, 1, 1], Limits::SERIAL);
@@ -149,7 +188,8 @@ mod tests {
     fn after_a_failure_no_further_run_starts() {
         let started = Mutex::new(Vec::new());
         let results = run_within(
-            &[1, 1, 1, 1],
+            4,
+            |_| 1,
             Limits::SERIAL,
             |i| {
                 started.lock().unwrap().push(i);

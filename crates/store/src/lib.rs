@@ -177,10 +177,16 @@ impl Store {
         self.manifests.iter().find(|(t, _)| *t == trace && self.shows(Some(*t))).map(|(_, m)| m)
     }
 
-    /// The rows of `table` as its trace's manifest records them; `None` for
-    /// a table the store lacks or the unified table (no per-table count).
+    /// The rows of `table` as the manifests record them (the unified table:
+    /// its rows of the traces this view shows); `None` for a table the
+    /// store lacks.
     pub fn rows(&self, table: &Table) -> Option<u64> {
-        let manifest = self.manifest(table.trace?)?;
+        let Some(trace) = table.trace else {
+            let unified = self.unified.as_ref()?;
+            let shown = unified.rows.iter().filter(|(t, _)| self.manifests().iter().any(|(m, _)| m.name() == t));
+            return Some(shown.map(|(_, n)| n).sum());
+        };
+        let manifest = self.manifest(trace)?;
         manifest.tables.iter().find(|t| t.table == table.name).map(|t| t.counts.rows)
     }
 

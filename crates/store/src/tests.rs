@@ -2,6 +2,7 @@
 //! stores written through [`crate::publish`].
 
 use super::*;
+use crate::manifest::{Counts, TableReport};
 use crate::parquet::{polars_schema, ParquetFile};
 use crate::publish::StoreWriter;
 use tracelab_schema::{helios, pai, unified};
@@ -179,4 +180,34 @@ fn a_view_on_some_traces_hides_the_others() {
     assert_ne!(all.fingerprint(), helios.fingerprint());
     let err = helios.scan(&pai::JOB).err().expect("pai is hidden").to_string();
     assert!(err.contains("pai/job is outside this view of the store (only helios)"), "{err}");
+}
+
+/// Rows come from the manifests: a trace table's count as ingest recorded
+/// it, the unified table's rows of the traces a view shows.
+#[test]
+fn rows_are_read_from_the_manifests() {
+    let dir = tempfile::tempdir().unwrap();
+    publish(dir.path(), Trace::Helios, "a");
+    let mut w = StoreWriter::open(dir.path(), &|_| {}).unwrap();
+    w.exclusive(&|_| {}).unwrap();
+    let p = w.begin(Trace::Pai).unwrap();
+    let mut files = Vec::new();
+    for table in Trace::Pai.tables() {
+        let staged = p.stage(table);
+        let mut f = ParquetFile::create(&staged.path, &polars_schema(table)).unwrap();
+        f.write(&nulls(table, 1)).unwrap();
+        files.push((staged, f.finish().unwrap()));
+    }
+    let counts = Counts { records_in: 7, written: 7, rejected: 0, rows: 7 };
+    let tables = vec![TableReport { table: "instance".into(), source: "x".into(), counts }];
+    p.commit_trace(Manifest::new(Trace::Pai, vec![], tables, 0, vec![]), files).unwrap();
+    drop(w);
+    publish_unified(dir.path());
+    let all = Store::open(dir.path()).unwrap();
+    assert_eq!(all.rows(&pai::INSTANCE), Some(7));
+    assert_eq!(all.rows(&pai::JOB), None, "no count recorded");
+    // The unified table was built with 2 Helios rows.
+    assert_eq!(all.rows(&unified::JOBS), Some(2));
+    assert_eq!(all.only(&[Trace::Pai]).rows(&unified::JOBS), Some(0));
+    assert_eq!(all.only(&[Trace::Helios]).rows(&pai::INSTANCE), None);
 }

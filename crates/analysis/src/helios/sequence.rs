@@ -8,7 +8,7 @@
 use polars::prelude::*;
 
 use super::{jobs, local_minute, selected_clusters, Clusters, CLUSTER, GRID_END_DAY, GRID_FIRST_DAY};
-use crate::declare::{About, Analyze, Scope};
+use crate::declare::{About, Analyze, Memory, Scope};
 use crate::frame::{collect, f64s, i64s};
 use crate::output::{Headline, Output};
 use crate::params::{choice, params, Param};
@@ -195,6 +195,8 @@ pub struct Sequence;
 
 impl Analyze for Sequence {
     type Params = SequenceParams;
+    /// Peak 0.59 GB over the 3.36 M Helios jobs of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::helios::JOBS, 180);
     const ABOUT: About = About {
         id: "helios.sequence",
         scope: Scope::Helios,

@@ -4,7 +4,7 @@
 
 use super::present_clusters;
 use super::users::{concentration, user_counts, user_totals, LORENZ_DEF};
-use crate::declare::{About, Analyze, Scope};
+use crate::declare::{About, Analyze, Memory, Scope};
 use crate::output::Output;
 use crate::Ctx;
 use tracelab_schema::error::Result;
@@ -13,6 +13,8 @@ pub struct UserQueue;
 
 impl Analyze for UserQueue {
     type Params = ();
+    /// Peak 0.74 GB over the 3.36 M Helios jobs of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::helios::JOBS, 220);
     const ABOUT: About = About {
         id: "helios.user-queue",
         scope: Scope::Helios,

@@ -14,7 +14,7 @@ use polars::prelude::*;
 
 use super::bins::over;
 use super::frames;
-use crate::declare::{About, Analyze, Published, Scope};
+use crate::declare::{About, Analyze, Memory, Published, Scope};
 use crate::frame::{collect, dist_by_sort, dists_by_sort, f64s, strs};
 use crate::output::{Cell, Headline, Output, ResultTable};
 use crate::params::{params, FromParam, Param};
@@ -74,6 +74,8 @@ const SOURCE: &str = "NSDI'22 Sec 6 (CTR instances)";
 
 impl Analyze for CpuContention {
     type Params = ContentionParams;
+    /// Peak 2.22 GB over the 7.18 M instances of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::pai::INSTANCE, 310);
     const ABOUT: About = About {
         id: "pai.cpu-contention",
         scope: Scope::Pai,

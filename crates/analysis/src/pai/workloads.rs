@@ -5,7 +5,7 @@
 use polars::prelude::*;
 
 use super::frames;
-use crate::declare::{About, Analyze, Published, Scope};
+use crate::declare::{About, Analyze, Memory, Published, Scope};
 use crate::frame::{collect, f64s, i64s, strs};
 use crate::output::{Headline, Output, ResultTable};
 use crate::Ctx;
@@ -17,6 +17,8 @@ const SOURCE: &str = "NSDI'22 Sec 5 case studies";
 
 impl Analyze for Workloads {
     type Params = ();
+    /// Peak 1.16 GB over the 7.18 M instances of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::pai::INSTANCE, 165);
     const ABOUT: About = About {
         id: "pai.workloads",
         scope: Scope::Pai,

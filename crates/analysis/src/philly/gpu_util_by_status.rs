@@ -4,7 +4,7 @@
 //! GPUs (about 52 %).
 
 use super::gpu_minutes::{samples, size_label, Filter, Samples, SAMPLE_RULE};
-use crate::declare::{About, Analyze, Published, Scope};
+use crate::declare::{About, Analyze, Memory, Published, Scope};
 use crate::output::{Cell, Headline, Output, ResultTable};
 use crate::Ctx;
 use tracelab_schema::error::Result;
@@ -18,6 +18,8 @@ pub struct GpuUtilByStatus;
 
 impl Analyze for GpuUtilByStatus {
     type Params = ();
+    /// Peak 0.85 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 21);
     const ABOUT: About = About {
         id: "philly.gpu-util-by-status",
         scope: Scope::Philly,

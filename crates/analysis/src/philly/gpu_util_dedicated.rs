@@ -3,7 +3,7 @@
 //! `get_utilization_data(only_large_jobs, only_dedicated_servers)`).
 
 use super::gpu_minutes::{samples, size_label, Filter, SAMPLE_RULE};
-use crate::declare::{About, Analyze, Scope};
+use crate::declare::{About, Analyze, Memory, Scope};
 use crate::output::Output;
 use crate::Ctx;
 use tracelab_schema::error::Result;
@@ -13,6 +13,8 @@ pub struct GpuUtilDedicated;
 
 impl Analyze for GpuUtilDedicated {
     type Params = ();
+    /// Peak 0.68 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 17);
     const ABOUT: About = About {
         id: "philly.gpu-util-dedicated",
         scope: Scope::Philly,

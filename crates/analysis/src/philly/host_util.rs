@@ -4,7 +4,7 @@
 
 use polars::prelude::*;
 
-use crate::declare::{About, Analyze, Scope};
+use crate::declare::{About, Analyze, Memory, Scope};
 use crate::frame::dist_by_sort;
 use crate::output::Output;
 use crate::Ctx;
@@ -15,6 +15,8 @@ pub struct HostUtil;
 
 impl Analyze for HostUtil {
     type Params = ();
+    /// Peak 2.86 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 68);
     const ABOUT: About = About {
         id: "philly.host-util",
         scope: Scope::Philly,

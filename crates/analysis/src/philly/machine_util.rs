@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use polars::prelude::*;
 
 use super::{time_span, time_window};
-use crate::declare::{About, Analyze, Scope};
+use crate::declare::{About, Analyze, Memory, Scope};
 use crate::frame::{collect, for_each_collected, i64s, strs};
 use crate::output::{Cell, Output, ResultTable};
 use crate::Ctx;
@@ -242,6 +242,8 @@ pub struct MachineUtil;
 
 impl Analyze for MachineUtil {
     type Params = ();
+    /// Peak 2.26 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 54);
     const ABOUT: About = About {
         id: "philly.machine-util",
         scope: Scope::Philly,

@@ -14,7 +14,7 @@ use polars::prelude::*;
 
 use super::notes::Notes;
 use super::present;
-use crate::declare::{About, Analyze, Scope};
+use crate::declare::{About, Analyze, Memory, Scope};
 use crate::frame::{collect, f64s, i64s, strs};
 use crate::output::{Cell, Headline, Output, ResultTable};
 use crate::pai::bins::{covers_time, over};
@@ -43,6 +43,8 @@ pub struct HorusInterference;
 
 impl Analyze for HorusInterference {
     type Params = InterferenceParams;
+    /// Peak 1.28 GB over the 7.18 M instances of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::pai::INSTANCE, 180);
     const ABOUT: About = About {
         id: "seed.horus-interference",
         scope: Scope::Pai,

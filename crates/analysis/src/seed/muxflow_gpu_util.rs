@@ -16,6 +16,7 @@
 //!   included). Philly has no GPU memory series.
 //! - Helios: no hardware utilization at all (a note).
 
+use std::collections::BTreeMap;
 use std::ops::Bound;
 
 use polars::prelude::*;
@@ -23,10 +24,11 @@ use polars::prelude::*;
 use super::notes::Notes;
 use super::{present, Traces, ALL_TRACES};
 use crate::declare::{About, Analyze, Published, Scope};
-use crate::frame::{collect, f64s};
+use crate::frame::{collect, f64s, strs};
 use crate::output::{Headline, Output};
 use crate::pai::{frames, machine_util::gpu_mem_gib};
 use crate::params::{params, Param};
+use crate::philly;
 use crate::Ctx;
 use tracelab_schema::error::Result;
 use tracelab_schema::philly::GPU_UTIL as PHILLY_GPU_UTIL;
@@ -164,7 +166,9 @@ fn pai_gpus(ctx: &Ctx, misc: f64) -> Result<(Vec<f64>, Vec<f64>)> {
     Ok((finite(f64s(&df, "util")?), finite(f64s(&df, "mem")?)))
 }
 
-/// Philly per-GPU (machine, column) mean of the non-null minutes, in %.
+/// Philly per-GPU (machine, column) mean of the non-null minutes, in %,
+/// GPU order by (machine, column). Summed per two-day window and combined,
+/// so the 42 M rows of a full-scale `gpu_util` are never held at once.
 fn philly_gpus(ctx: &Ctx) -> Result<Vec<f64>> {
     let gpu = |i: usize| col(format!("gpu{i}_util_pct"));
     let mut aggs = Vec::new();
@@ -172,23 +176,27 @@ fn philly_gpus(ctx: &Ctx) -> Result<Vec<f64>> {
         aggs.push(gpu(i).sum().alias(format!("s{i}")));
         aggs.push(gpu(i).count().cast(DataType::Float64).alias(format!("n{i}")));
     }
-    let lf = ctx
-        .store
-        .scan(&PHILLY_GPU_UTIL)?
-        .group_by([col("machine")])
-        .agg(aggs)
-        .sort(["machine"], SortMultipleOptions::default());
-    let df = collect(lf, "seed.muxflow-gpu-util philly")?;
-    let mut out = Vec::new();
-    for i in 0..df.height() {
-        for g in 0..8 {
-            let (s, n) = (f64s(&df, &format!("s{g}"))?[i], f64s(&df, &format!("n{g}"))?[i]);
-            if let (Some(s), Some(n)) = (s, n.filter(|n| *n > 0.0)) {
-                out.push(s / n);
+    let mut per_gpu: BTreeMap<String, [(f64, f64); 8]> = BTreeMap::new();
+    philly::for_each_window(
+        ctx,
+        &PHILLY_GPU_UTIL,
+        |w| w.group_by([col("machine")]).agg(aggs.clone()),
+        |df| {
+            let machines = strs(&df, "machine")?;
+            let sums: Vec<(Vec<Option<f64>>, Vec<Option<f64>>)> = (0..8)
+                .map(|g| Ok((f64s(&df, &format!("s{g}"))?, f64s(&df, &format!("n{g}"))?)))
+                .collect::<Result<_>>()?;
+            for (i, m) in machines.into_iter().enumerate() {
+                let acc = per_gpu.entry(m.unwrap_or_default()).or_default();
+                for (g, (s, n)) in sums.iter().enumerate() {
+                    acc[g].0 += s[i].unwrap_or(0.0);
+                    acc[g].1 += n[i].unwrap_or(0.0);
+                }
             }
-        }
-    }
-    Ok(out)
+            Ok(())
+        },
+    )?;
+    Ok(per_gpu.values().flat_map(|gpus| gpus.iter().filter(|(_, n)| *n > 0.0).map(|(s, n)| s / n)).collect())
 }
 
 fn definition(p: &GpuUtilParams) -> String {

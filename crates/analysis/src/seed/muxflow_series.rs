@@ -16,6 +16,8 @@
 //!   day's GPUs over all clusters (`helios/vc_gpus`, local day of the bin
 //!   start), capped at 100; NaN on days with no capacity row.
 
+use std::collections::BTreeMap;
+
 use chrono::{TimeZone, Timelike};
 use polars::prelude::*;
 
@@ -94,6 +96,9 @@ fn pai_series(ctx: &Ctx, bin_s: i64) -> Result<Raw> {
     Ok((lo, values, "GPU utilization (% of the cluster's GPUs)"))
 }
 
+/// Philly's cluster series: per bin, the mean of every GPU reading. Summed
+/// per two-day window and combined (a bin may straddle two windows), so the
+/// 42 M rows of a full-scale `gpu_util` are never held at once.
 fn philly_series(ctx: &Ctx, bin_s: i64) -> Result<Raw> {
     let gpu = |i: usize| col(format!("gpu{i}_util_pct"));
     let sum = (1..8).fold(gpu(0).fill_null(lit(0.0)), |acc, i| acc + gpu(i).fill_null(lit(0.0)));
@@ -101,20 +106,29 @@ fn philly_series(ctx: &Ctx, bin_s: i64) -> Result<Raw> {
         acc + gpu(i).is_not_null().cast(DataType::Float64)
     });
     let bin = col("time").cast(DataType::Int64).floor_div(lit(bin_s * 1_000_000));
-    let lf = ctx
-        .store
-        .scan(&philly::GPU_UTIL)?
-        .select([bin.alias("bin"), sum.alias("s"), count.alias("n")])
-        .group_by([col("bin")])
-        .agg([col("s").sum(), col("n").sum()])
-        .sort(["bin"], SortMultipleOptions::default());
-    let df = collect(lf, "seed Philly series")?;
-    let (bins, s, n) = (flat(i64s(&df, "bin")?), f64s(&df, "s")?, f64s(&df, "n")?);
-    let (Some(&lo), Some(&hi)) = (bins.first(), bins.last()) else { return Ok((0, Vec::new(), "")) };
+    let plan = |w: LazyFrame| {
+        w.select([bin.clone().alias("bin"), sum.clone().alias("s"), count.clone().alias("n")])
+            .group_by([col("bin")])
+            .agg([col("s").sum(), col("n").sum()])
+    };
+    let mut per_bin: BTreeMap<i64, (f64, f64)> = BTreeMap::new();
+    crate::philly::for_each_window(ctx, &philly::GPU_UTIL, plan, |df| {
+        let (bins, s, n) = (i64s(&df, "bin")?, f64s(&df, "s")?, f64s(&df, "n")?);
+        for i in 0..bins.len() {
+            let Some(b) = bins[i] else { continue };
+            let acc = per_bin.entry(b).or_default();
+            acc.0 += s[i].unwrap_or(0.0);
+            acc.1 += n[i].unwrap_or(0.0);
+        }
+        Ok(())
+    })?;
+    let (Some(&lo), Some(&hi)) = (per_bin.keys().next(), per_bin.keys().next_back()) else {
+        return Ok((0, Vec::new(), ""));
+    };
     let mut values = vec![f64::NAN; (hi - lo + 1) as usize];
-    for i in 0..bins.len() {
-        if let (Some(s), Some(n)) = (s[i], n[i].filter(|n| *n > 0.0)) {
-            values[(bins[i] - lo) as usize] = s / n;
+    for (b, (s, n)) in per_bin {
+        if n > 0.0 {
+            values[(b - lo) as usize] = s / n;
         }
     }
     Ok((lo, values, "GPU utilization (mean of all GPU readings, %)"))

@@ -120,6 +120,31 @@ fn philly_gpu_util_and_series_by_hand() {
     assert_eq!(series[0].1, vec![(0.0, 40.0), (5.0 / 60.0, 50.0)]);
 }
 
+/// The Philly views read `gpu_util` in two-day windows and add the parts:
+/// m1 reports gpu0 10 at time 0 and 40 three days later, m2 gpu0 70 a
+/// minute after that. Per-GPU means: m1 (10 + 40) / 2 = 25, m2 70. Series
+/// (5-minute bins): 10 at hour 0, mean(40, 70) = 55 at hour 72, the
+/// 863 bins between gaps.
+#[test]
+fn philly_gpu_views_add_up_across_windows() {
+    let day = 86_400;
+    let util = df!(
+        "time" => [0i64, 3 * day, 3 * day + 60],
+        "machine" => ["m1", "m1", "m2"],
+        "gpu0_util_pct" => [10.0, 40.0, 70.0],
+    )
+    .unwrap();
+    let store = testkit::store(with_trace(Trace::Philly, vec![(&philly::GPU_UTIL, util)]));
+    let out = run(&MuxflowGpuUtil, &store, &[("trace", "philly")]);
+    let Body::Dists { series, .. } = &out.part("gpu-util").unwrap().body else { panic!() };
+    assert_eq!(series[0].1.values(), &[25.0, 70.0]);
+    let out = run(&MuxflowPredictability, &store, &[("trace", "philly")]);
+    let Body::Curves { series, .. } = &out.part("series").unwrap().body else { panic!() };
+    let points = &series[0].1;
+    assert_eq!((points.len(), points[0], points[864]), (865, (0.0, 10.0), (72.0, 55.0)));
+    assert!(points[1..864].iter().all(|(_, v)| v.is_nan()));
+}
+
 /// Helios: GPU jobs of 4 and 2 GPUs over minutes [0, 10) and [5, 10) of
 /// 2020-06-01 (UTC), the day's GPUs 8 (two VCs): bins of 5 minutes hold 4
 /// then 6 GPUs: 50 % and 75 % allocated.

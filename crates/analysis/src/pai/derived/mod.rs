@@ -87,6 +87,18 @@ pub fn key_file(entry: &CacheEntry) -> Option<KeyFile> {
     serde_json::from_slice::<KeyFile>(&bytes).ok().filter(|k| k.key == entry.key())
 }
 
+/// Peak memory of a build per `pai/instance` row: 2.76 GB for the 7.18 M
+/// instances of the full-scale synthetic trace (`bench/pai.py`'s cold
+/// pass), rounded up.
+pub const BUILD_BYTES_PER_INSTANCE: u64 = 400;
+
+/// Whether the frames are built and complete for `store`'s content (no
+/// build is started).
+pub fn is_built(store: &Store) -> bool {
+    let entry = entry(store);
+    key_file(&entry).is_some() && Frame::ALL.iter().all(|f| entry.path(&file_name(*f)).is_file())
+}
+
 /// Whether the cache is usable, building it first when missing. `false`
 /// when the build failed (then nothing of it is left behind but possibly
 /// the entry's folder).
@@ -96,9 +108,7 @@ pub fn ensure(store: &Store) -> bool {
     // them, rather than building them again at the same time.
     static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = BUILDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let entry = entry(store);
-    let complete = || Frame::ALL.iter().all(|f| entry.path(&file_name(*f)).is_file());
-    (key_file(&entry).is_some() && complete()) || rebuild(store, &entry).is_ok()
+    is_built(store) || rebuild(store, &entry(store)).is_ok()
 }
 
 /// The progress hook: called with a step's label before each step of a
