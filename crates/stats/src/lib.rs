@@ -18,7 +18,7 @@ mod window;
 
 pub use accuracy::{ape, mape, median_ape, rmsle};
 pub use corr::{pearson, spearman, Correlation};
-pub use dist::{Dist, CDF_POINTS};
+pub use dist::{Dist, SortedSamples, CDF_POINTS};
 pub use kmeans::{kmeans_plus_plus, lloyd, min_max_scale, Clustering};
 pub use mean::{mean_interval, MeanInterval};
 pub use parallel::map_on_two_threads;
