@@ -15,8 +15,8 @@ pub struct HostUtil;
 
 impl Analyze for HostUtil {
     type Params = ();
-    /// Peak 2.86 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
-    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 68);
+    /// Peak 1.41 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 34);
     const ABOUT: About = About {
         id: "philly.host-util",
         scope: Scope::Philly,

@@ -23,7 +23,7 @@ use polars::prelude::*;
 
 use super::notes::Notes;
 use super::{present, Traces, ALL_TRACES};
-use crate::declare::{About, Analyze, Published, Scope};
+use crate::declare::{About, Analyze, Memory, Published, Scope};
 use crate::frame::{collect, f64s, strs};
 use crate::output::{Headline, Output};
 use crate::pai::{frames, machine_util::gpu_mem_gib};
@@ -69,6 +69,8 @@ const SOURCE: &str = "MuxFlow (Zhao et al. 2023), motivation (production GPUs)";
 
 impl Analyze for MuxflowGpuUtil {
     type Params = GpuUtilParams;
+    /// Peak 0.94 GB over the 7.18 M instances of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::pai::INSTANCE, 135);
     const ABOUT: About = About {
         id: "seed.muxflow-gpu-util",
         scope: Scope::Cross,
