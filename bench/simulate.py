@@ -71,14 +71,8 @@ def store(tracelab, work, trace, scale):
 
 
 def summary_rows(text):
-    """The `summary` block of `--format csv` output as dicts."""
-    lines, on = [], False
-    for line in text.splitlines():
-        if line.startswith("# part: "):
-            on = line == "# part: summary"
-        elif on and line:
-            lines.append(line)
-    return list(csv.DictReader(lines))
+    """The `summary` rows of `--format csv` output (one tidy table, the part in its first column) as dicts."""
+    return [row for row in csv.DictReader(text.splitlines()) if row.get("part") == "summary"]
 
 
 def bench_policies(tracelab, work, scale, trace, policies):
