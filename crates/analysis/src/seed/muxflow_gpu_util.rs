@@ -168,6 +168,9 @@ fn pai_gpus(ctx: &Ctx, misc: f64) -> Result<(Vec<f64>, Vec<f64>)> {
     Ok((finite(f64s(&df, "util")?), finite(f64s(&df, "mem")?)))
 }
 
+/// One GPU column's per-machine sums and counts in a window.
+type SumAndCount = (Vec<Option<f64>>, Vec<Option<f64>>);
+
 /// Philly per-GPU (machine, column) mean of the non-null minutes, in %,
 /// GPU order by (machine, column). Summed per two-day window and combined,
 /// so the 42 M rows of a full-scale `gpu_util` are never held at once.
@@ -185,7 +188,7 @@ fn philly_gpus(ctx: &Ctx) -> Result<Vec<f64>> {
         |w| w.group_by([col("machine")]).agg(aggs.clone()),
         |df| {
             let machines = strs(&df, "machine")?;
-            let sums: Vec<(Vec<Option<f64>>, Vec<Option<f64>>)> = (0..8)
+            let sums: Vec<SumAndCount> = (0..8)
                 .map(|g| Ok((f64s(&df, &format!("s{g}"))?, f64s(&df, &format!("n{g}"))?)))
                 .collect::<Result<_>>()?;
             for (i, m) in machines.into_iter().enumerate() {
