@@ -117,6 +117,7 @@ enum Unplaceable {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    crate::purge_freed_memory_at_once();
     let sink = args.output.resolve()?;
     if args.list {
         sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
