@@ -47,6 +47,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from pai import rel  # noqa: E402  (the relative difference the PAI bench compares with)
+from report import run as measured  # noqa: E402  (one process under wait4)
 
 # Targets of issue 17 for all seed analyses together on the full-scale synthetic traces.
 TARGET_S, TARGET_MB = 60.0, 4096.0
@@ -208,15 +211,9 @@ TWINS = {
 
 
 def run(cmd):
-    """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB, stdout) of the process, via wait4."""
-    start = time.perf_counter()
-    proc = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE)
-    stdout = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    secs = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(map(str, cmd))}")
-    return secs, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, stdout.decode()
+    """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB, stdout), measured by bench/report.py's run."""
+    secs, rss, _, cpu, stdout = measured(cmd, capture=True)
+    return secs, cpu, rss, stdout
 
 
 def values(output):
@@ -235,15 +232,6 @@ def values(output):
         if p["kind"] == "table" and p.get("name") == "classes" and "tasks" in p["columns"]:
             out.update({f"{r[0]}_tasks": r[p["columns"].index("tasks")] for r in p["rows"]})
     return out
-
-
-def rel(x, y):
-    """Relative difference; two nulls agree, a null against a number is 1 (100 %)."""
-    if x is None or y is None:
-        return 0.0 if x is None and y is None else 1.0
-    if x == y:
-        return 0.0
-    return abs(x - y) / max(abs(x), abs(y))
 
 
 def main():

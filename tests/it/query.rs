@@ -254,17 +254,22 @@ fn the_help_examples_run() {
     for verb in ["query", "tables"] {
         let help = tracelab_ok(&[verb, "--help"]);
         for line in help.lines().filter_map(|l| l.strip_prefix("  tracelab ")) {
-            let mut args: Vec<String> = shell_words(line)
-                .into_iter()
-                .map(|w| if w.starts_with("queries/") { s(&root().join(&w)).to_string() } else { w })
-                .collect();
-            args.extend(["--store".to_string(), s(sample_store()).to_string()]);
-            let out =
-                Command::new(env!("CARGO_BIN_EXE_tracelab")).args(&args).current_dir(dir.path()).output().unwrap();
+            let out = run_example(line, dir.path());
             assert!(out.status.success(), "tracelab {line}: {}", String::from_utf8_lossy(&out.stderr));
         }
     }
     assert!(read_parquet(&dir.path().join("machines.parquet")).height() > 0);
+}
+
+/// Runs the documented example `tracelab LINE` in `dir` against the samples
+/// store, with its `queries/...` paths taken from the repository.
+fn run_example(line: &str, dir: &Path) -> std::process::Output {
+    let mut args: Vec<String> = shell_words(line)
+        .into_iter()
+        .map(|w| if w.starts_with("queries/") { s(&root().join(&w)).to_string() } else { w })
+        .collect();
+    args.extend(["--store".to_string(), s(sample_store()).to_string()]);
+    Command::new(env!("CARGO_BIN_EXE_tracelab")).args(&args).current_dir(dir).output().unwrap()
 }
 
 /// The examples of the README's "Ad hoc SQL" section and of
@@ -279,13 +284,7 @@ fn the_readme_examples_run() {
         let block = text[start..].split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
         for line in block.lines().filter_map(|l| l.strip_prefix("tracelab ")) {
             let line = line.split(" #").next().unwrap().trim();
-            let mut args: Vec<String> = shell_words(line)
-                .into_iter()
-                .map(|w| if w.starts_with("queries/") { s(&root().join(&w)).to_string() } else { w })
-                .collect();
-            args.extend(["--store".to_string(), s(sample_store()).to_string()]);
-            let out =
-                Command::new(env!("CARGO_BIN_EXE_tracelab")).args(&args).current_dir(dir.path()).output().unwrap();
+            let out = run_example(line, dir.path());
             assert!(out.status.success(), "{readme}: tracelab {line}: {}", String::from_utf8_lossy(&out.stderr));
             ran += 1;
         }
