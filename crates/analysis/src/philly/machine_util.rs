@@ -54,8 +54,7 @@ fn windows(ctx: &Ctx) -> Result<Vec<i64>> {
     let (Some(lo), Some(hi)) = (spans.iter().map(|s| s.0).min(), spans.iter().map(|s| s.1).max()) else {
         return Ok(vec![]);
     };
-    let first = lo.div_euclid(MINUTE_US) * MINUTE_US;
-    Ok((0..).map(|k| first + k * WINDOW_US).take_while(|w| *w <= hi).collect())
+    Ok(super::window_starts(lo.div_euclid(MINUTE_US) * MINUTE_US, hi, WINDOW_US))
 }
 
 /// Machine names numbered in order of appearance in `gpu_util`, with the

@@ -61,10 +61,16 @@ pub fn for_each_window(
     f: impl FnMut(DataFrame) -> Result<()>,
 ) -> Result<()> {
     let Some((lo, hi)) = time_span(ctx, table)? else { return Ok(()) };
-    let starts = (0..).map(|k| lo + k * AGGREGATE_WINDOW_US).take_while(|w| *w <= hi);
-    let plans =
-        starts.map(|w0| Ok(plan(time_window(ctx, table, w0, w0 + AGGREGATE_WINDOW_US)?))).collect::<Result<_>>()?;
+    let plans = window_starts(lo, hi, AGGREGATE_WINDOW_US)
+        .into_iter()
+        .map(|w0| Ok(plan(time_window(ctx, table, w0, w0 + AGGREGATE_WINDOW_US)?)))
+        .collect::<Result<_>>()?;
     crate::frame::for_each_collected(plans, table.name, f)
+}
+
+/// Starts of the windows `[w0, w0 + len)` from `lo` that cover `hi`.
+fn window_starts(lo: i64, hi: i64, len: i64) -> Vec<i64> {
+    (0..).map(|k| lo + k * len).take_while(|w| *w <= hi).collect()
 }
 
 /// [first, last] `time` of a table in epoch microseconds, None when empty.
