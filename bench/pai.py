@@ -27,7 +27,10 @@ A13-A16, each side measured with wait4 after one untimed read of the CSVs (both 
             pai.usage-minus-request, cold (the first builds the derived frames), one process each: wall and
             CPU summed, peak RSS the largest of the processes;
   pandas    bench/pai_pandas.py RAW, one process: the owners' frames (dfa, dfiw/dfw/dfws, dfas) and cells
-            in pandas, reading the raw CSVs with their .header column names.
+            in pandas, reading the raw CSVs with their .header column names;
+  floor     (unless --no-duckdb) DuckDB converting every PAI CSV to Parquet in one process (bench/report.py's
+            floor, PAI only): what reading the raw files into a columnar store once costs, whatever comes
+            after, so pandas / floor bounds the speed-up of any tool that does.
 Prints both, the pandas / tracelab ratios of wall, CPU and peak RSS, and the largest relative difference
 between the two over every quantity both report: the headlines of the six analyses (A8 shares over half the
 completion time; A9 sharing P90 and whole-GPU > 1000 s; A10 V100 and low-end P90; A11 the ten task shares;
@@ -284,6 +287,12 @@ def from_raw(a, tl):
     warm(raw)
     ps, pr, pout, pc = run([sys.executable, str(ROOT / "bench" / "pai_pandas.py"), str(raw)], capture=True)
     theirs = json.loads(pout)
+    floor = None
+    if not a.no_duckdb:
+        import report  # bench/report.py: DuckDB converting raw files, the floor of reading them once
+        warm(raw)
+        out = Path(a.work) / "pai-duckdb-floor"
+        floor = report.duck(report.pai_statements(raw, out), out)
 
     import pandas
     ts, tc, tr = sum(r[0] for _, r in steps), sum(r[3] for _, r in steps), max(r[1] for _, r in steps)
@@ -294,8 +303,14 @@ def from_raw(a, tl):
         print(f"{name:<40}{secs:>9.2f}{cpu:>9.2f}{rss:>13.0f}")
     print(f"{'tracelab from raw (sum; peak = max)':<40}{ts:>9.2f}{tc:>9.2f}{tr:>13.0f}")
     print(f"{'pandas ' + pandas.__version__ + ' (bench/pai_pandas.py)':<40}{ps:>9.2f}{pc:>9.2f}{pr:>13.0f}")
+    if floor is not None:
+        fs, fc, fr, _ = floor
+        print(f"{'duckdb: the CSVs to Parquet (floor)':<40}{fs:>9.2f}{fc:>9.2f}{fr:>13.0f}")
     print(f"pandas / tracelab: wall x{ps / ts:.1f}, CPU x{pc / tc:.1f} (target: tracelab >= 20x faster); "
           f"peak RSS x{pr / tr:.1f} (target: tracelab <= 1/5 of pandas' memory)")
+    if floor is not None:
+        print(f"pandas / floor: wall x{ps / fs:.1f} (the most any tool that reads these CSVs into a columnar "
+              f"store once can gain); tracelab / floor: wall x{ts / fs:.2f}")
     worst, total, missing = (0.0, ""), 0, []
     print(f"\n{'analysis':<28}{'quantities':>11}{'max rel diff':>14}  largest at")
     for i in CELLS:

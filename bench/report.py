@@ -199,11 +199,10 @@ def columns(spec):
     return "{" + ", ".join(f"'{c}': '{t}'" for c, t in spec) + "}"
 
 
-def statements(raws, out):
-    """[(trace, COPY ... TO out/...)] converting every raw file of the three traces."""
+def pai_statements(pai, out):
+    """[("pai", COPY ... TO out/...)] converting every PAI CSV (also bench/pai.py --pandas's floor)."""
     import ingest  # bench/ingest.py: the PAI column types
     todo = []
-    pai = raws["pai"]
     for csv in sorted(pai.glob("*.csv")):
         header = csv.with_suffix(".header")
         if header.exists():
@@ -213,7 +212,12 @@ def statements(raws, out):
         else:
             src = f"read_csv('{csv}', header=true)"
         todo.append(("pai", f"COPY (SELECT * FROM {src}) TO '{out}/pai-{csv.stem}.parquet' {PARQUET}"))
+    return todo
 
+
+def statements(raws, out):
+    """[(trace, COPY ... TO out/...)] converting every raw file of the three traces."""
+    todo = pai_statements(raws["pai"], out)
     ph = raws["philly"]
     todo.append(("philly", f"""COPY (SELECT * EXCLUDE (submitted_time),
         try_strptime(submitted_time, '%Y-%m-%d %H:%M:%S') AS submitted_time

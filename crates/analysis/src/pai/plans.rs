@@ -182,14 +182,14 @@ fn kept_repeats(named: LazyFrame, repeated: LazyFrame) -> LazyFrame {
 }
 
 /// `get_dfiw` on the rows of repeated workers: sorted by status, start, end
-/// (stable, nulls last as pandas), the last row per `worker_name` kept. Only
-/// these rows need the sort: a worker that occurs once is kept whatever the
-/// order.
-pub(super) fn deduplicate(repeats: LazyFrame) -> LazyFrame {
+/// (stable, nulls last as pandas), the last row per worker kept (`worker`:
+/// the name, or any column equal exactly where the names are). Only these
+/// rows need the sort: a worker that occurs once is kept whatever the order.
+pub(super) fn deduplicate(repeats: LazyFrame, worker: &str) -> LazyFrame {
     let sort = SortMultipleOptions::default().with_nulls_last(true).with_maintain_order(true);
     repeats
         .sort(["status", "start_time", "end_time"], sort)
-        .unique_stable(Some(cols(["worker_name"])), UniqueKeepStrategy::Last)
+        .unique_stable(Some(cols([worker])), UniqueKeepStrategy::Last)
 }
 
 /// `dfiw` as a lazy plan: the single workers, then the deduplicated ones.
@@ -197,7 +197,7 @@ fn workers_plan(store: &Store) -> Result<LazyFrame> {
     let named = named_instances(store.scan(&INSTANCE)?);
     let repeated = repeated_workers(named.clone());
     let (single, repeats) = (single_workers(named.clone(), repeated.clone()), kept_repeats(named, repeated));
-    concat([single, deduplicate(repeats)], UnionArgs::default()).map_err(|e| Error::polars("dfiw", e))
+    concat([single, deduplicate(repeats, "worker_name")], UnionArgs::default()).map_err(|e| Error::polars("dfiw", e))
 }
 
 /// The task columns `dfw` takes (per-instance plans).

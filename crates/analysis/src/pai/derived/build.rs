@@ -1,20 +1,26 @@
 //! Builds the row maps of every derived frame, with the same joins as the
 //! lazy plans ([`super::super::plans`]) but on row numbers:
 //!
-//! 1. Lookups: per joined table (task, group tag, machine spec, sensor) the
-//!    distinct join keys, each with an id (the first row holding it), and
-//!    every row's id. A string join against the distinct keys is one-to-one
-//!    and keeps the instance rows as they are; the join on the id then
-//!    brings back every matching row, as the string join would.
-//! 2. The instance table keyed one join key at a time (each lookup hashed
-//!    once; only that key's strings in memory): the four key ids per row,
-//!    plus what `dfa`'s instance aggregates and `dfiw`'s dedupe need.
-//! 3. `dfiw`, `dfw` and `dfws` by integer joins in the plans' order;
-//!    `dfa` and `dfas` from the task, job and tag tables (one row per task),
-//!    the aggregates keyed by task-key id; `sensor_times` from `dfiw`.
+//! 1. Per joined table (task, group tag, machine spec, sensor), one at a
+//!    time: its distinct join keys, each with an id (the first row holding
+//!    it), and every row's id ([`Ids`]); then every instance row's id of
+//!    that key, by a streamed join against the distinct keys (one-to-one,
+//!    in row order; where a key is on several rows, the join on the id
+//!    brings them all back later, as the string join would). The table's
+//!    key strings are dropped before the next table is read, so at most one
+//!    key's strings are in memory.
+//! 2. The repeated workers (`dfiw`'s dedupe) found by sorting 64-bit hashes
+//!    of the worker names, and keyed by an integer; then the instance
+//!    columns `dfa`'s aggregates and the dedupe need, read last.
+//! 3. `dfa`'s instance aggregates by task-key id; then `dfiw` (after which
+//!    the keyed instance rows are freed), `dfw` and `dfws` by integer joins
+//!    in the plans' order; `dfa` and `dfas` from the task, job and tag
+//!    tables (one row per task); `sensor_times` from `dfiw`.
 //!
 //! Every join keeps left-then-right row order, so the output is
-//! deterministic and ordered as the plans'.
+//! deterministic and ordered as the plans'. At full scale (7.2 M instances)
+//! the build peaks at about 1.5 GB: holding every key's strings at once,
+//! and grouping the worker names in a hash table, it peaked at 2.8 GB.
 
 use polars::polars_utils::aliases::{PlSeedableRandomStateQuality, SeedableFromU64SeedExt};
 use polars::prelude::*;
@@ -33,16 +39,25 @@ const TASK_KEY: &str = "task_key";
 const TAG_KEY: &str = "tag_key";
 const SPEC_KEY: &str = "spec_key";
 const SENSOR_KEY: &str = "sensor_key";
+/// A repeated worker's key: its first instance row.
+const WORKER_KEY: &str = "worker_key";
 
 fn cols_of(names: &[&str]) -> Vec<Expr> {
     names.iter().map(|c| col(*c)).collect()
 }
 
-/// The distinct keys of a table (`keys` + `id`) and every row's id (`id`,
-/// `row`, in row order). `unique`: every key is on one row, so a row's id
-/// is the row itself (the usual case, where the id join is skipped).
+/// The distinct keys of a table (`keys` + `id`) and its [`Ids`]. The key
+/// strings are only needed while the instance table is keyed; [`Ids`] is
+/// what the frames' joins keep.
 struct Lookup {
     keys: DataFrame,
+    ids: Ids,
+}
+
+/// Every row's key id of a table (`id`, `row`, in row order). `unique`:
+/// every key is on one row, so a row's id is the row itself (the usual
+/// case, where the id join is skipped and `rows` is empty).
+struct Ids {
     rows: DataFrame,
     unique: bool,
     id: &'static str,
@@ -52,22 +67,22 @@ struct Lookup {
 fn lookup(store: &Store, table: &Table, keys: &[&str], row: &'static str, id: &'static str) -> Result<Lookup> {
     let what = format!("{} keys", table.qualified_name());
     let df = collect(store.scan(table)?.select(cols_of(keys)).with_row_index(row, None), &what)?;
-    let unique = !has_repeats(&df, keys)?;
-    let first = if unique {
-        col(row)
-    } else {
-        col(row).min().over(cols_of(keys)).map_err(|e| Error::polars(what.clone(), e))?
-    };
-    let df = collect(df.lazy().with_column(first.alias(id)), &what)?;
-    let rows = collect(df.clone().lazy().select([col(id), col(row)]), &what)?;
     let mut k = cols_of(keys);
     k.push(col(id));
+    if !has_repeats(&df, keys)? {
+        // Every row its own id: the rows are the keys (no copy of the strings).
+        let keys = collect(df.lazy().with_column(col(row).alias(id)).select(k), &what)?;
+        return Ok(Lookup { keys, ids: Ids { rows: DataFrame::empty(), unique: true, id, row } });
+    }
+    let first = col(row).min().over(cols_of(keys)).map_err(|e| Error::polars(what.clone(), e))?;
+    let df = collect(df.lazy().with_column(first.alias(id)), &what)?;
+    let rows = collect(df.clone().lazy().select([col(id), col(row)]), &what)?;
     let keys = collect(df.lazy().filter(col(row).eq(col(id))).select(k), &what)?;
-    Ok(Lookup { keys, rows, unique, id, row })
+    Ok(Lookup { keys, ids: Ids { rows, unique: false, id, row } })
 }
 
-impl Lookup {
-    /// `lf` (with this lookup's id column) with the `row` of every matching
+impl Ids {
+    /// `lf` (with this table's id column) with the `row` of every matching
     /// row: a join on the id (`how` Left or Inner), or, with unique keys,
     /// the id itself.
     fn rows_of(&self, lf: LazyFrame, how: JoinType) -> LazyFrame {
@@ -82,32 +97,29 @@ impl Lookup {
     }
 }
 
+/// The joined tables' [`Ids`], once the instance rows hold their key ids.
 struct Lookups {
-    task: Lookup,
-    tag: Lookup,
-    spec: Lookup,
-    sensor: Lookup,
-}
-
-impl Lookups {
-    fn load(store: &Store) -> Result<Lookups> {
-        Ok(Lookups {
-            task: lookup(store, &TASK, &["job_name", "task_name"], TASK_ROW, TASK_KEY)?,
-            tag: lookup(store, &GROUP_TAG, &["inst_id"], TAG_ROW, TAG_KEY)?,
-            spec: lookup(store, &MACHINE_SPEC, &["machine"], SPEC_ROW, SPEC_KEY)?,
-            sensor: lookup(store, &SENSOR, &["worker_name"], SENSOR_ROW, SENSOR_KEY)?,
-        })
-    }
+    task: Ids,
+    tag: Ids,
+    spec: Ids,
+    sensor: Ids,
 }
 
 /// The id of every instance row's `keys` in `lookup` (a left join on the
-/// distinct keys: one-to-one, in row order). Only these key columns of the
-/// instance table are in memory meanwhile.
-fn key_column(store: &Store, keys: &[&str], lookup: &Lookup, id: &str) -> Result<Column> {
+/// distinct keys: one-to-one, in row order). Streamed: only a slice of the
+/// instance table's key strings is in memory at a time, beside the lookup.
+fn key_column(store: &Store, keys: &[&str], lookup: &Lookup) -> Result<Column> {
+    let id = lookup.ids.id;
     let rows = store.scan(&INSTANCE)?.select(cols_of(keys));
     let keyed = join_on(rows, lookup.keys.clone().lazy(), keys, JoinType::Left).select([col(id)]);
-    let df = collect(keyed, &format!("instance {id}"))?;
+    let df = streamed(keyed, &format!("instance {id}"))?;
     df.column(id).cloned().map_err(|e| Error::polars(id.to_string(), e))
+}
+
+/// Collects `lf` with Polars' streaming engine, which reads the scanned
+/// table in slices (the joins here keep the left side's order either way).
+fn streamed(lf: LazyFrame, what: &str) -> Result<DataFrame> {
+    lf.collect_with_engine(Engine::Streaming).map(|r| r.unwrap_single()).map_err(|e| Error::polars(what.to_string(), e))
 }
 
 /// Whether two rows of `df` have the same `keys` (nulls equal): exact. The
@@ -135,78 +147,145 @@ fn has_repeats(df: &DataFrame, keys: &[&str]) -> Result<bool> {
     Ok(distinct.height() < df.height())
 }
 
-/// Per instance row: the sensor key id, whether it has a worker, whether
-/// that worker is on several rows (`repeated`) and, for those only, the
-/// worker name (`dfiw`'s dedupe needs it). Repeats are grouped only when
-/// [`has_repeats`] finds some.
-fn worker_columns(store: &Store, l: &Lookups) -> Result<DataFrame> {
-    let names = collect(store.scan(&INSTANCE)?.select([col("worker_name")]), "worker names")?;
-    let w = || col("worker_name");
-    let named = collect(plans::named_instances(names.clone().lazy()), "worker names")?;
-    let repeats = has_repeats(&named, &["worker_name"])?;
-    drop(named);
-    let mut keyed = join_on(names.clone().lazy(), l.sensor.keys.clone().lazy(), &["worker_name"], JoinType::Left);
-    let flag = if !repeats {
-        lit(false)
-    } else {
-        let repeated = plans::repeated_workers(plans::named_instances(names.lazy()));
-        keyed = join_on(keyed, repeated.with_column(lit(true).alias("repeated")), &["worker_name"], JoinType::Left);
-        col("repeated").fill_null(lit(false))
+/// Per instance row: whether it has a worker, whether that worker is on
+/// several rows (`repeated`) and, for those, the worker's key
+/// (`worker_key`: the first instance row with that name), which is what
+/// `dfiw`'s dedupe groups by, so no worker name is kept.
+///
+/// Grouping 7 M names in a hash table took 2 GB; instead every name is
+/// hashed to 64 bits and the hashes sorted: a row whose hash no other row
+/// has is a worker that occurs once (equal names hash equally). Only the
+/// rows whose hash repeats (the repeated workers, plus any collision) are
+/// grouped by their names, exactly.
+fn worker_columns(store: &Store) -> Result<DataFrame> {
+    let what = "worker keys";
+    let names = collect(store.scan(&INSTANCE)?.select([col("worker_name")]), what)?;
+    let names = names.column("worker_name").map_err(|e| Error::polars(what, e))?.as_materialized_series().clone();
+    let named = names.is_not_null();
+    let key = worker_keys(&names, &repeated_hashes(&names, &named)?)?;
+    drop(names);
+    let repeated = key.is_not_null().with_name("repeated".into());
+    let columns = vec![named.with_name("has_worker".into()).into_column(), repeated.into_column(), key.into_column()];
+    DataFrame::new(columns[0].len(), columns).map_err(|e| Error::polars(what, e))
+}
+
+/// Per row of `names`: the first row with the same name when that name is
+/// on several rows, else null. Only the `candidates` rows are grouped (by
+/// their names, exactly): they must include every row of a repeated name.
+fn worker_keys(names: &Series, candidates: &[IdxSize]) -> Result<IdxCa> {
+    let what = "worker keys";
+    let rows = Column::new(INST_ROW.into(), candidates);
+    let gathered = names.take_slice(candidates).map_err(|e| Error::polars(what, e))?;
+    let repeats = DataFrame::new(candidates.len(), vec![rows, gathered.into()]).map_err(|e| Error::polars(what, e))?;
+    let over = |e: Expr| e.over([col("worker_name")]).map_err(|e| Error::polars(what, e));
+    let repeats = repeats
+        .lazy()
+        .filter(col("worker_name").is_not_null())
+        .with_columns([over(col(INST_ROW).min())?.alias(WORKER_KEY), over(len())?.alias("rows")])
+        .filter(col("rows").gt(lit(1)))
+        .select([col(INST_ROW), col(WORKER_KEY)]);
+    let repeats = collect(repeats, what)?;
+    let values = |name: &str| -> Result<Vec<IdxSize>> {
+        let ca = repeats.column(name).and_then(|c| c.idx()).map_err(|e| Error::polars(what, e))?;
+        Ok(ca.downcast_iter().flat_map(|a| a.values_iter().copied()).collect())
     };
-    let keep = [
-        col(SENSOR_KEY),
-        w().is_not_null().alias("has_worker"),
-        flag.clone().alias("repeated"),
-        when(flag).then(w()).otherwise(lit(NULL).cast(DataType::String)).alias("worker_name"),
-    ];
-    collect(keyed.select(keep), "worker keys")
+    let mut key: Vec<Option<IdxSize>> = vec![None; names.len()];
+    for (row, k) in values(INST_ROW)?.into_iter().zip(values(WORKER_KEY)?) {
+        key[row as usize] = Some(k);
+    }
+    Ok(IdxCa::from_iter_options(WORKER_KEY.into(), key.into_iter()))
+}
+
+/// The rows (ascending) of non-null `names` whose 64-bit hash is on more
+/// than one non-null row.
+fn repeated_hashes(names: &Series, named: &BooleanChunked) -> Result<Vec<IdxSize>> {
+    let mut hashes = Vec::with_capacity(names.len());
+    names
+        .vec_hash(PlSeedableRandomStateQuality::seed_from_u64(0), &mut hashes)
+        .map_err(|e| Error::polars("worker hashes", e))?;
+    let mut pairs: Vec<(u64, IdxSize)> = hashes
+        .into_iter()
+        .zip(named.downcast_iter().flat_map(|a| a.values_iter()))
+        .enumerate()
+        .filter(|(_, (_, named))| *named)
+        .map(|(row, (h, _))| (h, row as IdxSize))
+        .collect();
+    pairs.sort_unstable();
+    let mut rows = Vec::new();
+    for run in pairs.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        rows.extend(run.iter().map(|p| p.1));
+    }
+    rows.sort_unstable();
+    Ok(rows)
 }
 
 /// Every instance row keyed: row number, the four key ids, the columns of
-/// `dfa`'s aggregates, and the dedupe inputs. One pass per join key, so at
-/// most one key's strings are in memory at a time, and each lookup is
-/// hashed once.
-fn key_instances(store: &Store, l: &Lookups) -> Result<DataFrame> {
+/// `dfa`'s aggregates, and the dedupe inputs; and the joined tables' ids.
+/// One lookup at a time: its key strings, and that key's strings of the
+/// instance table, are dropped before the next is read.
+fn key_instances(store: &Store) -> Result<(DataFrame, Lookups)> {
+    let mut columns = Vec::new();
+    let mut key = |table: &Table, keys: &[&str], row, id| -> Result<Ids> {
+        let l = lookup(store, table, keys, row, id)?;
+        columns.push(key_column(store, keys, &l)?);
+        Ok(l.ids)
+    };
+    // The sensor key first: its join holds the most (3.6 M sensor names at
+    // full scale), so it runs while the fewest key columns are kept.
+    let sensor = key(&SENSOR, &["worker_name"], SENSOR_ROW, SENSOR_KEY)?;
+    let task = key(&TASK, &["job_name", "task_name"], TASK_ROW, TASK_KEY)?;
+    let tag = key(&GROUP_TAG, &["inst_id"], TAG_ROW, TAG_KEY)?;
+    let spec = key(&MACHINE_SPEC, &["machine"], SPEC_ROW, SPEC_KEY)?;
+    columns.extend(worker_columns(store)?.into_columns());
+    // Read last, so that they are not in memory while the keys are joined.
     let values = collect(
         store.scan(&INSTANCE)?.select(cols_of(&["status", "start_time", "end_time", "run_s"])),
         "instance values",
     )?;
     let n = values.height();
-    let mut columns = vec![Column::new(INST_ROW.into(), (0..n as IdxSize).collect::<Vec<_>>())];
-    columns.push(key_column(store, &["job_name", "task_name"], &l.task, TASK_KEY)?);
-    columns.push(key_column(store, &["inst_id"], &l.tag, TAG_KEY)?);
-    columns.push(key_column(store, &["machine"], &l.spec, SPEC_KEY)?);
-    columns.extend(worker_columns(store, l)?.into_columns());
+    columns.insert(0, Column::new(INST_ROW.into(), (0..n as IdxSize).collect::<Vec<_>>()));
     columns.extend(values.into_columns());
-    DataFrame::new(n, columns).map_err(|e| Error::polars("instance rows", e))
+    let keyed = DataFrame::new(n, columns).map_err(|e| Error::polars("instance rows", e))?;
+    Ok((keyed, Lookups { task, tag, spec, sensor }))
 }
 
-/// `dfiw`, `dfw` and `dfws` row maps (with the key ids `dfas` needs).
-fn instance_frames(keyed: &DataFrame, l: &Lookups) -> Result<(DataFrame, DataFrame, DataFrame)> {
-    let named = keyed.clone().lazy().filter(col("has_worker"));
+/// `dfiw`'s row map (with the key ids `dfw` needs): the instance rows with
+/// a worker, those of repeated workers deduplicated. Takes the keyed rows,
+/// so they are freed before the other frames are built.
+fn workers_frame(keyed: DataFrame) -> Result<DataFrame> {
+    let named = keyed.lazy().filter(col("has_worker"));
     let single = named.clone().filter(col("repeated").not());
-    let deduplicated = plans::deduplicate(named.filter(col("repeated")));
+    let deduplicated = plans::deduplicate(named.filter(col("repeated")), WORKER_KEY);
     let ids = [INST_ROW, TASK_KEY, TAG_KEY, SPEC_KEY, SENSOR_KEY];
     let dfiw = concat([single.select(cols_of(&ids)), deduplicated.select(cols_of(&ids))], UnionArgs::default())
         .map_err(|e| Error::polars("dfiw", e))?;
-    let dfiw = collect(dfiw, "dfiw")?;
+    collect(dfiw, "dfiw")
+}
+
+/// `dfw` and `dfws` row maps (with the task key id `dfas` needs).
+fn instance_frames(dfiw: &DataFrame, l: &Lookups) -> Result<(DataFrame, DataFrame)> {
     let dfw = l.tag.rows_of(l.task.rows_of(dfiw.clone().lazy(), JoinType::Left), JoinType::Left);
     let dfw = collect(dfw, "dfw")?;
     let dfws = l.sensor.rows_of(l.spec.rows_of(dfw.clone().lazy(), JoinType::Left), JoinType::Inner);
     let dfws = collect(dfws, "dfws")?;
-    Ok((dfiw, dfw, dfws))
+    Ok((dfw, dfws))
 }
 
-/// `dfa`: the plan's joins on the task, job and tag rows, with the instance
-/// aggregates of every instance row keyed to the task's key.
-fn task_frame(store: &Store, keyed: &DataFrame, l: &Lookups) -> Result<DataFrame> {
+/// `dfa`'s instance aggregates, per task key id.
+fn instance_aggregates(keyed: &DataFrame) -> Result<DataFrame> {
     let aggregates = keyed.clone().lazy().group_by([col(TASK_KEY)]).agg([
         col("status").max().alias("status_i"),
         col("start_time").min().alias("start_time_i"),
         col("end_time").max().alias("end_time_i"),
         col("run_s").mean().alias("runtime_i_s"),
     ]);
-    let aggregates = collect(aggregates, "instance aggregates")?.lazy();
+    collect(aggregates, "instance aggregates")
+}
+
+/// `dfa`: the plan's joins on the task, job and tag rows, with the instance
+/// aggregates of every instance row keyed to the task's key.
+fn task_frame(store: &Store, aggregates: DataFrame, l: &Lookups) -> Result<DataFrame> {
+    let aggregates = aggregates.lazy();
     let task = store.scan(&TASK)?.with_row_index(TASK_ROW, None).select(cols_of(&[
         TASK_ROW,
         "job_name",
@@ -264,15 +343,14 @@ fn usage_frame(store: &Store, dfa: &DataFrame, dfws: &DataFrame) -> Result<DataF
 /// Every frame's row map, as written to `<store>/pai/derived/`.
 /// `step` is told each step's name before it starts (progress).
 pub fn build(store: &Store, step: &dyn Fn(&str)) -> Result<Vec<(Frame, DataFrame)>> {
-    step("PAI derived frames: reading the keys");
-    let lookups = Lookups::load(store)?;
-    step("PAI derived frames: joining instances to tasks and jobs");
-    let keyed = key_instances(store, &lookups)?;
+    step("PAI derived frames: joining instances to tasks, tags, machines and sensors");
+    let (keyed, lookups) = key_instances(store)?;
+    let aggregates = instance_aggregates(&keyed)?;
+    step("PAI derived frames: the instance frames (dfiw, dfw, dfws)");
+    let dfiw = workers_frame(keyed)?;
+    let (dfw, dfws) = instance_frames(&dfiw, &lookups)?;
     step("PAI derived frames: the task frame (dfa)");
-    let dfa = task_frame(store, &keyed, &lookups)?;
-    step("PAI derived frames: the instance frames (dfw, dfws)");
-    let (dfiw, dfw, dfws) = instance_frames(&keyed, &lookups)?;
-    drop(keyed);
+    let dfa = task_frame(store, aggregates, &lookups)?;
     step("PAI derived frames: the usage frame (dfas)");
     let dfas = usage_frame(store, &dfa, &dfws)?;
     step("PAI derived frames: sensor times");
@@ -293,4 +371,43 @@ pub fn build(store: &Store, step: &dyn Fn(&str)) -> Result<Vec<(Frame, DataFrame
         (Frame::TaskUsage, dfas),
         (Frame::SensorTimes, times),
     ])
+}
+
+#[cfg(test)]
+mod worker_tests {
+    use super::*;
+
+    fn names() -> Series {
+        Series::new(
+            "worker_name".into(),
+            [Some("a"), Some("b"), Some("a"), Some("c"), None, Some("c"), Some("d"), None],
+        )
+    }
+
+    fn keys(ca: &IdxCa) -> Vec<Option<IdxSize>> {
+        ca.iter().collect()
+    }
+
+    #[test]
+    fn the_hashes_single_out_the_rows_of_repeated_names() {
+        let names = names();
+        // Four distinct names: their 64-bit hashes differ (seeded, so this
+        // holds on every run), and the two nulls are not workers.
+        assert_eq!(repeated_hashes(&names, &names.is_not_null()).unwrap(), vec![0, 2, 3, 5]);
+    }
+
+    #[test]
+    fn a_repeated_name_is_keyed_by_its_first_row() {
+        let names = names();
+        let key = worker_keys(&names, &[0, 2, 3, 5]).unwrap();
+        assert_eq!(keys(&key), [Some(0), None, Some(0), Some(3), None, Some(3), None, None]);
+    }
+
+    #[test]
+    fn candidates_that_only_share_a_hash_stay_single() {
+        // As after a hash collision: every row a candidate, nulls included.
+        let names = names();
+        let key = worker_keys(&names, &(0..8).collect::<Vec<_>>()).unwrap();
+        assert_eq!(keys(&key), [Some(0), None, Some(0), Some(3), None, Some(3), None, None]);
+    }
 }

@@ -24,9 +24,9 @@
 //! definition changes) means another entry, built from scratch
 //! ([`build`]); ingest deletes the old ones. While `key.json` and every
 //! frame file exist the frames are read. The build keys the instance table
-//! one join key at a time, so at most one key's strings are in memory with
-//! the lookups (peak about 2.6 GB at full scale, 20 s on 2 cores); the
-//! files take 190 MB.
+//! one join key at a time, so at most one key's strings are in memory
+//! (peak about 1.5 GB at full scale, 6-8 s on 2 cores); the files take
+//! 190 MB.
 //!
 //! Writes are atomic: every frame is written under a temporary name and
 //! renamed into place, and `key.json` is written last. Two processes racing
@@ -87,10 +87,10 @@ pub fn key_file(entry: &CacheEntry) -> Option<KeyFile> {
     serde_json::from_slice::<KeyFile>(&bytes).ok().filter(|k| k.key == entry.key())
 }
 
-/// Peak memory of a build per `pai/instance` row: 2.76 GB for the 7.18 M
-/// instances of the full-scale synthetic trace (`bench/pai.py`'s cold
-/// pass), rounded up.
-pub const BUILD_BYTES_PER_INSTANCE: u64 = 400;
+/// Peak memory of a build per `pai/instance` row: 1.44-1.53 GB for the
+/// 7.18 M instances of the full-scale synthetic trace (`bench/pai.py`'s
+/// cold pass), rounded up.
+pub const BUILD_BYTES_PER_INSTANCE: u64 = 230;
 
 /// Whether the frames are built and complete for `store`'s content (no
 /// build is started).
@@ -104,7 +104,7 @@ pub fn is_built(store: &Store) -> bool {
 /// the entry's folder).
 pub fn ensure(store: &Store) -> bool {
     // Analyses run side by side in a report: the first to need the frames
-    // builds them (about 2.5 GB at full scale), the others wait and read
+    // builds them (about 1.5 GB at full scale), the others wait and read
     // them, rather than building them again at the same time.
     static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = BUILDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
