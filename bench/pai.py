@@ -11,7 +11,7 @@ Without --store (or --raw), a synthetic PAI trace is generated (`tracelab synth 
 default 1.0 = full size, about 3.8 GB of CSV) under --work (default target/bench, <work>/pai-scale-S, shared
 with bench/ingest.py and bench/query.py) and ingested (<work>/pai-scale-S-store). Each analysis runs as
 `tracelab analyze ID --store STORE --format json` in its own process, twice:
-  cold  after deleting <store>/pai/derived, so the first analysis builds the derived-frame cache (its
+  cold  after deleting <store>/.cache/derived, so the first analysis builds the derived-frame cache (its
         time includes the build, printed separately as cold - warm of that analysis);
   warm  with the cache in place (what every later run costs).
 Prints wall time (perf_counter), CPU time (user + system) and peak RSS (wait4) per analysis and pass, the
@@ -239,7 +239,7 @@ def store_of(a, tl):
 
 def passes(tl, store, ids):
     """{id: [(secs, rss, stdout) cold, (...) warm]}."""
-    shutil.rmtree(store / "pai" / "derived", ignore_errors=True)
+    shutil.rmtree(store / ".cache" / "derived", ignore_errors=True)  # the store's derived-frame cache
     res = {i: [] for i in ids}
     for _ in ("cold", "warm"):
         for i in ids:
