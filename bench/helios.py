@@ -18,12 +18,12 @@ This is a benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+import measure  # bench/measure.py: one process under wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,15 +60,9 @@ print(json.dumps({c: [n, u, j] for c, n, u, j in con.execute(sql).fetchall()}))
 
 
 def run(cmd, capture=False):
-    """Runs cmd; returns (seconds, peak RSS in MB, stdout) via wait4."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
-    data = proc.stdout.read() if capture else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    secs = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(map(str, cmd))}")
-    return secs, usage.ru_maxrss / 1024, data
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout) (bench/measure.py)."""
+    m = measure.run(cmd, capture)
+    return m.secs, m.rss_mb, m.stdout
 
 
 def main():

@@ -16,13 +16,12 @@ root) and the tracelab/DuckDB ratios. Build tracelab first: cargo build --releas
 This is a benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import measure  # bench/measure.py: one process under wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLES = {
@@ -51,14 +50,9 @@ for stem, cols in tables.items():
 
 
 def run(cmd):
-    """Runs cmd; returns (seconds, peak RSS in MB) of the process, via wait4."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    secs = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(map(str, cmd))}")
-    return secs, usage.ru_maxrss / 1024
+    """Runs cmd; returns (seconds, peak RSS in MB) of the process (bench/measure.py)."""
+    m = measure.run(cmd)
+    return m.secs, m.rss_mb
 
 
 def du(path):

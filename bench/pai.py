@@ -48,10 +48,10 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
+
+import measure  # bench/measure.py: one process under wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -193,15 +193,9 @@ DUCK = {
 
 
 def run(cmd, capture=False):
-    """Runs cmd; returns (seconds, peak RSS in MB, stdout, CPU seconds) of the process, via wait4."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE if capture else subprocess.DEVNULL)
-    stdout = proc.stdout.read() if capture else b""
-    _, status, usage = os.wait4(proc.pid, 0)
-    secs = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(map(str, cmd))}")
-    return secs, usage.ru_maxrss / 1024, stdout.decode(), usage.ru_utime + usage.ru_stime
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout, CPU seconds) of the process (bench/measure.py)."""
+    m = measure.run(cmd, capture)
+    return m.secs, m.rss_mb, m.stdout, m.cpu
 
 
 def headlines(output):

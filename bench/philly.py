@@ -22,13 +22,13 @@ This is a benchmark, not a test: it asserts nothing, it reports.
 import argparse
 import json
 import re
-import os
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+import measure  # bench/measure.py: one process under wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 P4 = "philly.gpu-util-by-status"
@@ -63,16 +63,9 @@ print(json.dumps({"samples": n, "mean": sum(r[2] * r[3] for r in rows) / n, "gro
 
 
 def run(cmd, capture=False):
-    """Runs cmd; returns (seconds, peak RSS in MB, stdout) of the process, via wait4."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen(cmd, stdout=out if capture else subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
-        secs = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"failed: {' '.join(map(str, cmd))}")
-        out.seek(0)
-        return secs, usage.ru_maxrss / 1024, out.read().decode() if capture else ""
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout) of the process (bench/measure.py)."""
+    m = measure.run(cmd, capture)
+    return m.secs, m.rss_mb, m.stdout
 
 
 def prepare(args):

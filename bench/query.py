@@ -27,13 +27,13 @@ three full-scale traces ingested in target/bench/report-store), then
 This is a benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
-import os
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+import measure  # bench/measure.py: one process under wait4
 
 import duckdb
 
@@ -85,14 +85,9 @@ def run(cmd):
 
 
 def run_cpu(cmd):
-    """Runs cmd; returns (wall seconds, CPU seconds user + system) of the process, via wait4."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(map(str, cmd))}")
-    return wall, usage.ru_utime + usage.ru_stime
+    """Runs cmd; returns (wall seconds, CPU seconds user + system) of the process (bench/measure.py)."""
+    m = measure.run(cmd)
+    return m.secs, m.cpu
 
 
 def prepare(args):

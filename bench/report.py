@@ -38,29 +38,19 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
-import time
 from pathlib import Path
+
+import measure  # bench/measure.py: one process under wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 
 def run(cmd, capture=False):
-    """Runs cmd; returns (seconds, peak RSS in MB, stderr, CPU seconds, stdout) of the process, via wait4."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([str(c) for c in cmd], stdout=out if capture else subprocess.DEVNULL, stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
-        secs = time.perf_counter() - start
-        out.seek(0)
-        err.seek(0)
-        stdout, stderr = out.read().decode(), err.read().decode()
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"failed: {' '.join(map(str, cmd))}\n{stderr[-2000:]}")
-    return secs, usage.ru_maxrss / 1024, stderr, usage.ru_utime + usage.ru_stime, stdout
+    """Runs cmd; returns (seconds, peak RSS in MB, stderr, CPU seconds, stdout) of the process (bench/measure.py)."""
+    m = measure.run(cmd, capture)
+    return m.secs, m.rss_mb, m.stderr, m.cpu, m.stdout
 
 
 def raw_traces(tracelab, work, scale):

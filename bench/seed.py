@@ -41,15 +41,13 @@ import csv
 import io
 import json
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 from pai import rel  # noqa: E402  (the relative difference the PAI bench compares with)
-from report import run as measured  # noqa: E402  (one process under wait4)
+import measure  # noqa: E402  (bench/measure.py: one process under wait4)
 
 # Targets of issue 17 for all seed analyses together on the full-scale synthetic traces.
 TARGET_S, TARGET_MB = 60.0, 4096.0
@@ -211,9 +209,9 @@ TWINS = {
 
 
 def run(cmd):
-    """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB, stdout), measured by bench/report.py's run."""
-    secs, rss, _, cpu, stdout = measured(cmd, capture=True)
-    return secs, cpu, rss, stdout
+    """Runs cmd; returns (wall seconds, CPU seconds, peak RSS in MB, stdout) (bench/measure.py)."""
+    m = measure.run(cmd, capture=True)
+    return m.secs, m.cpu, m.rss_mb, m.stdout
 
 
 def values(output):

@@ -27,11 +27,12 @@ Build tracelab first: cargo build --release. A benchmark, not a test: it asserts
 import argparse
 import csv
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+import measure  # bench/measure.py: one process under wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -41,17 +42,9 @@ PREEMPTIVE = ["srtf", "las"]
 
 
 def run(cmd):
-    """Runs cmd; returns (seconds, peak RSS in MB, stdout) of the process, via wait4."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([str(c) for c in cmd], stdout=out, stderr=subprocess.PIPE)
-        err = proc.stderr.read().decode()
-        _, status, usage = os.wait4(proc.pid, 0)
-        secs = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            sys.exit(f"failed: {' '.join(map(str, cmd))}\n{err[-2000:]}")
-        out.seek(0)
-        return secs, usage.ru_maxrss / 1024, out.read().decode()
+    """Runs cmd; returns (seconds, peak RSS in MB, stdout) of the process (bench/measure.py)."""
+    m = measure.run(cmd, capture=True)
+    return m.secs, m.rss_mb, m.stdout
 
 
 def store(tracelab, work, trace, scale):
