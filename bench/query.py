@@ -33,9 +33,9 @@ import sys
 import time
 from pathlib import Path
 
-import measure  # bench/measure.py: one process under wait4
-
 import duckdb
+
+import measure  # bench/measure.py: one process under wait4
 
 ROOT = Path(__file__).resolve().parent.parent
 VIEWS = {

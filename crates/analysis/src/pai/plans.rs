@@ -157,12 +157,12 @@ fn with_group_tag(lf: LazyFrame, tags: LazyFrame) -> LazyFrame {
 }
 
 /// Instance rows with a worker.
-pub(super) fn named_instances(instances: LazyFrame) -> LazyFrame {
+fn named_instances(instances: LazyFrame) -> LazyFrame {
     instances.filter(col("worker_name").is_not_null())
 }
 
 /// The worker names that occur on more than one instance row.
-pub(super) fn repeated_workers(named: LazyFrame) -> LazyFrame {
+fn repeated_workers(named: LazyFrame) -> LazyFrame {
     named
         .group_by([col("worker_name")])
         .agg([len().alias("rows")])

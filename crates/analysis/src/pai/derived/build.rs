@@ -122,23 +122,33 @@ fn streamed(lf: LazyFrame, what: &str) -> Result<DataFrame> {
     lf.collect_with_engine(Engine::Streaming).map(|r| r.unwrap_single()).map_err(|e| Error::polars(what.to_string(), e))
 }
 
+/// The 64-bit hash of every row of `columns` together (fixed seed; nulls
+/// hash alike): equal rows hash equally.
+fn hashes(columns: &[&Series], what: &str) -> Result<Vec<u64>> {
+    let mut hashes = Vec::with_capacity(columns.first().map_or(0, |s| s.len()));
+    let state = PlSeedableRandomStateQuality::seed_from_u64(0);
+    for (i, s) in columns.iter().enumerate() {
+        let hashed = match i {
+            0 => s.vec_hash(state.clone(), &mut hashes),
+            _ => s.vec_hash_combine(state.clone(), &mut hashes),
+        };
+        hashed.map_err(|e| Error::polars(what.to_string(), e))?;
+    }
+    Ok(hashes)
+}
+
 /// Whether two rows of `df` have the same `keys` (nulls equal): exact. The
 /// 64-bit hashes of the keys are sorted and compared first (an integer
 /// sort, much cheaper than hashing millions of 60-character strings into a
 /// set); only when two hashes are equal are the keys themselves counted.
 fn has_repeats(df: &DataFrame, keys: &[&str]) -> Result<bool> {
     let what = || format!("{} hashes", keys.join(", "));
-    let mut hashes = Vec::with_capacity(df.height());
-    let state = PlSeedableRandomStateQuality::seed_from_u64(0);
-    for (i, k) in keys.iter().enumerate() {
-        let s = df.column(k).map_err(|e| Error::polars(what(), e))?.as_materialized_series();
-        let hashed = if i == 0 {
-            s.vec_hash(state.clone(), &mut hashes)
-        } else {
-            s.vec_hash_combine(state.clone(), &mut hashes)
-        };
-        hashed.map_err(|e| Error::polars(what(), e))?;
-    }
+    let columns = keys
+        .iter()
+        .map(|k| df.column(k).map(|c| c.as_materialized_series()))
+        .collect::<PolarsResult<Vec<_>>>()
+        .map_err(|e| Error::polars(what(), e))?;
+    let mut hashes = hashes(&columns, &what())?;
     hashes.sort_unstable();
     if hashes.windows(2).all(|w| w[0] != w[1]) {
         return Ok(false);
@@ -199,11 +209,7 @@ fn worker_keys(names: &Series, candidates: &[IdxSize]) -> Result<IdxCa> {
 /// The rows (ascending) of non-null `names` whose 64-bit hash is on more
 /// than one non-null row.
 fn repeated_hashes(names: &Series, named: &BooleanChunked) -> Result<Vec<IdxSize>> {
-    let mut hashes = Vec::with_capacity(names.len());
-    names
-        .vec_hash(PlSeedableRandomStateQuality::seed_from_u64(0), &mut hashes)
-        .map_err(|e| Error::polars("worker hashes", e))?;
-    let mut pairs: Vec<(u64, IdxSize)> = hashes
+    let mut pairs: Vec<(u64, IdxSize)> = hashes(&[names], "worker hashes")?
         .into_iter()
         .zip(named.downcast_iter().flat_map(|a| a.values_iter()))
         .enumerate()
@@ -340,7 +346,7 @@ fn usage_frame(store: &Store, dfa: &DataFrame, dfws: &DataFrame) -> Result<DataF
     collect(join_on(dfa.clone().lazy(), sums, &[TASK_KEY], JoinType::Inner).drop(cols([TASK_KEY])), "dfas")
 }
 
-/// Every frame's row map, as written to `<store>/pai/derived/`.
+/// Every frame's row map, as written to the store's cache ([`super::entry`]).
 /// `step` is told each step's name before it starts (progress).
 pub fn build(store: &Store, step: &dyn Fn(&str)) -> Result<Vec<(Frame, DataFrame)>> {
     step("PAI derived frames: joining instances to tasks, tags, machines and sensors");
