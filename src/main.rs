@@ -26,6 +26,25 @@ pub fn purge_freed_memory_at_once() {
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
 }
 
+/// Makes Polars' in-memory engine aggregate every group in row order.
+///
+/// For a GROUP BY on one or two plain columns with fewer than about 1,000
+/// distinct keys (vc, cluster, GPU type, month...), Polars 0.55 hands the
+/// aggregation to its streaming group-by, whose threads take the input in
+/// 100,000-row pieces as they free up; a floating-point SUM or MEAN then
+/// adds in a different order on each run and its last bits move. At full
+/// scale `helios.monthly` and `pai.allocation-by-gpu-type` printed
+/// different numbers on two runs of the same store (the sample store is
+/// one piece, so the committed report never showed it). With
+/// `POLARS_NO_PARTITION` set, Polars uses its hash aggregation instead,
+/// which sums each group in row order: the same bytes on every run.
+fn aggregate_groups_in_row_order() {
+    // Read by polars-mem-engine (group_by_streaming.rs, `can_run_partitioned`)
+    // each time it plans such a group-by. Set before any thread starts.
+    std::env::set_var("POLARS_NO_PARTITION", "1");
+}
+
 fn main() {
+    aggregate_groups_in_row_order();
     std::process::exit(cli::main());
 }

@@ -10,6 +10,7 @@ mod analyze_philly;
 mod analyze_registry;
 mod analyze_seed;
 mod common;
+mod determinism;
 mod export;
 mod hardening_output;
 mod hardening_store;

@@ -72,6 +72,9 @@ fn run_user_completion(ctx: &Ctx, include_cpu_only: bool, out: &mut Output) -> R
         gpu().cast(DataType::Float64).sum().alias("gpu_jobs"),
         col("state").eq(lit("COMPLETED")).and(gpu()).cast(DataType::Float64).sum().alias("completed"),
     ]);
+    // A group-by's rows come out in no fixed order; the mean below adds the
+    // rates in row order, so fix it (by user) for the same bits every run.
+    let lf = lf.sort(["user"], SortMultipleOptions::default());
     let df = collect(lf, "per-user completion")?;
     let (g, c) = (f64s(&df, "gpu_jobs")?, f64s(&df, "completed")?);
     let rates: Vec<f64> = g

@@ -112,6 +112,9 @@ pub fn by_hour_boxes(lf: LazyFrame, ts: Expr, value: Expr) -> Result<ResultTable
         .with_column(col("lh").floor_div(lit(24i64)).alias("date"))
         .with_column((col("lh") - col("date") * lit(24i64)).alias("hour"))
         .filter(hours_of_date.eq(lit(24u32)))
+        // Group-by rows come out in no fixed order, and the means below add
+        // in row order: sort for the same bits on every run.
+        .sort(["date", "hour"], SortMultipleOptions::default())
         .select([col("hour"), col("v").cast(DataType::Float64)]);
     let df = collect(per, "per date and hour")?;
     let (hours, values) = (i64s(&df, "hour")?, f64s(&df, "v")?);
