@@ -87,7 +87,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let store = super::store::resolve(args.store.as_ref())?;
     require_tables(&query, &store)?;
     let mut engine = Engine::new(&store)?;
-    let df = engine.run(&query.source, &sql)?;
+    let df = engine.run(&query.source, &sql, query.execution)?;
     sink.table(&output::table(&df), TABLE_DIGITS, true)?;
     Ok(0)
 }

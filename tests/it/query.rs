@@ -87,6 +87,62 @@ fn every_named_query_agrees_with_duckdb_and_matches_its_snapshot() {
     assert!(stale.is_empty(), "query output changed for {stale:?}; review and run UPDATE_SNAPSHOTS=1 cargo test");
 }
 
+/// A bundled query that opts into the streaming engine (`-- engine:
+/// streaming`) must print the same bytes on every run and the same as the
+/// in-memory engine. Small morsels (64 rows) make the sample store arrive
+/// in many pieces that the threads take in a varying order, as a
+/// full-scale table does; the in-memory reference is the same file with
+/// the engine line removed, run with `-f`. Every allowed value of a listed
+/// parameter is run, with `top` raised so that every joined row is printed.
+#[test]
+fn a_streaming_named_query_prints_what_the_in_memory_engine_prints_on_every_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let streaming: Vec<(String, Vec<EnumParam>)> = named_queries()
+        .into_iter()
+        .filter(|(name, _)| header_lines(name).any(|l| l == "-- engine: streaming"))
+        .collect();
+    assert!(streaming.iter().any(|(name, _)| name == "instances-over-request"), "{streaming:?}");
+    for (name, enums) in &streaming {
+        let text = std::fs::read_to_string(root().join(format!("queries/{name}.sql"))).unwrap();
+        let in_memory = dir.path().join(format!("{name}.sql"));
+        std::fs::write(&in_memory, text.replace("-- engine: streaming\n", "")).unwrap();
+        let mut cases = vec![vec!["top=100000".to_string()]];
+        for (param, values) in enums {
+            cases.extend(values.iter().map(|v| vec!["top=100000".to_string(), format!("{param}={v}")]));
+        }
+        for params in cases {
+            let mut args: Vec<&str> = vec!["--format", "csv"];
+            for p in &params {
+                args.extend(["--param", p.as_str()]);
+            }
+            let want = query_in_morsels(&[&["-f", s(&in_memory)], args.as_slice()].concat());
+            assert!(want.lines().count() > 20, "{name} {params:?}: too few rows to show anything:\n{want}");
+            for run in 0..3 {
+                let got = query_in_morsels(&[&[name.as_str()], args.as_slice()].concat());
+                assert_eq!(got, want, "{name} {params:?}, run {run}: streaming differs from in-memory");
+            }
+        }
+    }
+}
+
+/// The leading comment lines of bundled query `name`.
+fn header_lines(name: &str) -> impl Iterator<Item = String> {
+    let text = std::fs::read_to_string(root().join(format!("queries/{name}.sql"))).unwrap();
+    text.lines().take_while(|l| l.starts_with("--")).map(str::to_string).collect::<Vec<_>>().into_iter()
+}
+
+/// `tracelab query --store <sample> ARGS` with Polars' morsels at 64 rows.
+fn query_in_morsels(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_tracelab"))
+        .args(["query", "--store", s(sample_store())])
+        .args(args)
+        .env("POLARS_IDEAL_MORSEL_SIZE", "64")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "query {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
 fn snapshot_matches(path: &Path, out: &str) -> bool {
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();

@@ -12,6 +12,7 @@
 //! -- param: trace pai|philly|helios = helios: the trace to rank users of
 //! -- param: top int = 10: how many users
 //! -- note: anything else a reader should know (engine spellings, caveats)
+//! -- engine: streaming                          (optional; see [`Execution`])
 //! ```
 //!
 //! A parameter's kind is `int`, `float`, `text` or a `|`-separated list of
@@ -54,8 +55,43 @@ pub struct NamedQuery {
     pub tables: Vec<String>,
     pub params: Vec<Param>,
     pub note: String,
+    /// Which Polars engine runs it (`-- engine:`; in-memory when absent).
+    pub execution: Execution,
     /// The whole file, header included (comments are valid SQL).
     pub sql: String,
+}
+
+/// How a query is executed: Polars' in-memory engine (the default) or its
+/// streaming engine (`-- engine: streaming`).
+///
+/// The streaming engine reads Parquet in morsels that the threads take as
+/// they free up, so the rows meet the operators in an order that varies
+/// from run to run. That is harmless for joins, filters and a sort that
+/// orders every row, and it roughly halves the memory of a join over the
+/// sensor table; but a floating-point SUM or AVG then adds in a different
+/// order each run, and the last bits of the result move (measured: six
+/// runs of a per-machine SUM over `pai_instances` gave six different
+/// results, where the in-memory engine gave one). Output must be the same
+/// on every run, so the default stays in-memory and a query opts in only
+/// when its author vouches for both conditions: no floating-point
+/// aggregation, and a final ORDER BY that fixes the order of every row.
+/// `tests/it/query.rs` holds each opted-in bundled query to that, run
+/// after run, against the in-memory engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Execution {
+    #[default]
+    InMemory,
+    Streaming,
+}
+
+impl Execution {
+    fn parse(value: &str) -> std::result::Result<Execution, String> {
+        match value {
+            "in-memory" => Ok(Execution::InMemory),
+            "streaming" => Ok(Execution::Streaming),
+            other => Err(format!("engine `{other}`: expected `in-memory` or `streaming`")),
+        }
+    }
 }
 
 /// A declared parameter.
@@ -160,6 +196,7 @@ impl NamedQuery {
             tables: Vec::new(),
             params: Vec::new(),
             note: String::new(),
+            execution: Execution::default(),
             sql: text.to_string(),
         };
         let bad = |line: usize, what: String| Error::input(source, format!("header line {line}: {what}"));
@@ -196,7 +233,8 @@ impl NamedQuery {
                 self.tables = value.split(',').map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect()
             }
             "param" => self.params.push(parse_param(value)?),
-            _ => return Err("expected `-- name:`, `question:`, `tables:`, `param:` or `note:`".into()),
+            "engine" => self.execution = Execution::parse(value)?,
+            _ => return Err("expected `-- name:`, `question:`, `tables:`, `param:`, `note:` or `engine:`".into()),
         }
         Ok(())
     }
@@ -260,6 +298,20 @@ mod tests {
     fn a_bad_header_names_the_line() {
         let err = NamedQuery::parse("q.sql", "q", "-- name: q\n-- param: top int = many: n\nSELECT 1").unwrap_err();
         assert!(err.to_string().contains("header line 2: default of `top`"), "{err}");
+    }
+
+    #[test]
+    fn the_engine_is_in_memory_unless_the_header_asks_for_streaming() {
+        assert_eq!(NamedQuery::parse("q.sql", "q", HEADER).unwrap().execution, Execution::InMemory);
+        let streaming = NamedQuery::parse("q.sql", "q", "-- name: q\n-- engine: streaming\nSELECT 1").unwrap();
+        assert_eq!(streaming.execution, Execution::Streaming);
+        let explicit = NamedQuery::parse("q.sql", "q", "-- engine: in-memory\nSELECT 1").unwrap();
+        assert_eq!(explicit.execution, Execution::InMemory);
+        let err = NamedQuery::parse("q.sql", "q", "-- name: q\n-- engine: gpu\nSELECT 1").unwrap_err();
+        assert!(
+            err.to_string().contains("q.sql: header line 2: engine `gpu`: expected `in-memory` or `streaming`"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -23,7 +23,7 @@ use polars::sql::SQLContext;
 use tracelab_schema::error::{Error, Result};
 use tracelab_store::{Store, StoredTable};
 
-pub use catalog::{NamedQuery, Param, ParamKind};
+pub use catalog::{Execution, NamedQuery, Param, ParamKind};
 
 /// A SQL engine over one store. Registering is lazy: a table is a Parquet
 /// scan, so a query reads only the columns and row groups it needs.
@@ -48,13 +48,20 @@ impl Engine {
         &self.tables
     }
 
-    /// Runs one read-only query. `source` names where the text came from
-    /// (`query`, a named query's file, `-f` path) for error messages.
-    pub fn run(&mut self, source: &str, sql: &str) -> Result<DataFrame> {
+    /// Runs one read-only query with the given engine. `source` names where
+    /// the text came from (`query`, a named query's file, `-f` path) for
+    /// error messages.
+    pub fn run(&mut self, source: &str, sql: &str, execution: Execution) -> Result<DataFrame> {
         let located = |e: QueryError| Error::input(source, e.to_string());
         guard::check(sql, &self.tables).map_err(located)?;
         let lf = self.ctx.execute(sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
-        lf.collect().map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))
+        let result = match execution {
+            Execution::InMemory => lf.collect(),
+            Execution::Streaming => {
+                lf.collect_with_engine(polars::prelude::Engine::Streaming).map(|r| r.unwrap_single())
+            }
+        };
+        result.map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))
     }
 }
 
