@@ -189,20 +189,31 @@ def columns(spec):
     return "{" + ", ".join(f"'{c}': '{t}'" for c, t in spec) + "}"
 
 
-def pai_statements(pai, out):
-    """[("pai", COPY ... TO out/...)] converting every PAI CSV (also bench/pai.py --pandas's floor)."""
+def pai_sources(pai):
+    """[(stem, DuckDB read_csv(...) of that PAI CSV with its column names and types)]."""
     import ingest  # bench/ingest.py: the PAI column types
-    todo = []
+    sources = []
     for csv in sorted(pai.glob("*.csv")):
         header = csv.with_suffix(".header")
         if header.exists():
             names = header.read_text().strip().split(",")
             spec = columns((c, ingest.TYPES.get(c, "DOUBLE")) for c in names)
-            src = f"read_csv('{csv}', header=false, columns={spec})"
+            sources.append((csv.stem, f"read_csv('{csv}', header=false, columns={spec})"))
         else:
-            src = f"read_csv('{csv}', header=true)"
-        todo.append(("pai", f"COPY (SELECT * FROM {src}) TO '{out}/pai-{csv.stem}.parquet' {PARQUET}"))
-    return todo
+            sources.append((csv.stem, f"read_csv('{csv}', header=true)"))
+    return sources
+
+
+def pai_statements(pai, out):
+    """[("pai", COPY ... TO out/...)] converting every PAI CSV (also bench/pai.py --pandas's floor)."""
+    return [("pai", f"COPY (SELECT * FROM {src}) TO '{out}/pai-{stem}.parquet' {PARQUET}")
+            for stem, src in pai_sources(pai)]
+
+
+def pai_parse_statements(pai):
+    """[("pai", CREATE TABLE ... AS SELECT * FROM read_csv(...))]: every PAI CSV parsed into DuckDB's
+    memory and nothing written (bench/pai.py --pandas's lower floor)."""
+    return [("pai", f"CREATE TABLE t{i} AS SELECT * FROM {src}") for i, (_, src) in enumerate(pai_sources(pai))]
 
 
 def statements(raws, out):
