@@ -103,8 +103,12 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 /// Writes to stdout, surfacing a closed pipe as an error to stop on.
 fn out(text: &str) -> anyhow::Result<()> {
+    out_bytes(text.as_bytes())
+}
+
+fn out_bytes(bytes: &[u8]) -> anyhow::Result<()> {
     let mut stdout = io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
+    stdout.write_all(bytes)?;
     stdout.flush()?;
     Ok(())
 }

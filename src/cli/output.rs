@@ -38,7 +38,7 @@ pub struct OutputArgs {
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Write to FILE instead of stdout; the extension gives the format
-    /// (.csv .json .jsonl .parquet .md .txt)
+    /// (.csv .json .jsonl .parquet .md .txt); `-` is stdout
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -69,8 +69,12 @@ impl OutputArgs {
     }
 }
 
-/// The format rule of every verb (README "Commands").
+/// The format rule of every verb (README "Commands"). `-o -` is stdout, as
+/// in `export`: the format then comes from `--format` or the terminal rule,
+/// and Parquet may go to stdout when it is not a terminal.
 pub fn resolve(format: Option<Format>, output: Option<&Path>, stdout_terminal: bool) -> Result<Sink, Error> {
+    let dash = output.is_some_and(|p| p.as_os_str() == "-");
+    let output = output.filter(|_| !dash);
     let by_extension = match output {
         Some(path) => from_extension(path, format.is_some())?,
         None => None,
@@ -87,8 +91,14 @@ pub fn resolve(format: Option<Format>, output: Option<&Path>, stdout_terminal: b
     }
     let terminal = output.is_none() && stdout_terminal;
     let format = format.or(by_extension).unwrap_or(if terminal { Format::Table } else { Format::Csv });
-    if format == Format::Parquet && output.is_none() {
-        return Err(Error::Usage("--format parquet writes a file: give it with -o FILE".into()));
+    // Parquet goes to a file, or with `-o -` to stdout when that is a pipe.
+    let parquet_to_pipe = dash && !stdout_terminal;
+    if format == Format::Parquet && output.is_none() && !parquet_to_pipe {
+        return Err(Error::Usage(if dash {
+            "--format parquet -o -: stdout is a terminal; redirect it or give -o FILE".into()
+        } else {
+            "--format parquet writes a file: give it with -o FILE (or -o - for stdout)".into()
+        }));
     }
     Ok(Sink { format, to: output.map(Path::to_path_buf), terminal })
 }
@@ -128,9 +138,12 @@ impl Sink {
     pub fn table(&self, t: &Table, digits: usize, row_count: bool) -> anyhow::Result<()> {
         let text = match self.format {
             Format::Parquet => {
-                let path = self.to.as_deref().expect("resolve() requires -o for parquet");
                 let mut df = tracelab_query::output::frame(t)?;
-                tracelab_query::output::write_parquet(&mut df, path)?;
+                match self.to.as_deref() {
+                    Some(path) => tracelab_query::output::write_parquet(&mut df, path)?,
+                    // resolve() allows this only when stdout is not a terminal (`-o -`).
+                    None => super::out_bytes(&tracelab_query::output::parquet_bytes(&mut df)?)?,
+                }
                 return Ok(());
             }
             Format::Table => terminal::render(t, &self.style(digits, row_count)),
@@ -180,5 +193,16 @@ mod tests {
         assert!(err.contains("--format csv but -o out.parquet names a parquet file"), "{err}");
         let err = format(Some(Format::Parquet), None, false).unwrap_err();
         assert!(err.contains("-o FILE"), "{err}");
+    }
+
+    #[test]
+    fn dash_is_stdout_and_takes_parquet_only_when_it_is_not_a_terminal() {
+        let dash = Some(Path::new("-"));
+        assert_eq!(resolve(None, dash, true).unwrap(), Sink { format: Format::Table, to: None, terminal: true });
+        assert_eq!(resolve(None, dash, false).unwrap(), Sink { format: Format::Csv, to: None, terminal: false });
+        let piped = resolve(Some(Format::Parquet), dash, false).unwrap();
+        assert_eq!(piped, Sink { format: Format::Parquet, to: None, terminal: false });
+        let err = resolve(Some(Format::Parquet), dash, true).unwrap_err().to_string();
+        assert!(err.contains("-o -: stdout is a terminal"), "{err}");
     }
 }

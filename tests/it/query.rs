@@ -271,6 +271,21 @@ fn parquet_output_reads_back_and_needs_a_file() {
     let (code, _, err) = query(&["SELECT 1 AS x", "--format", "parquet"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("-o FILE"), "{err}");
+    // `-o -` is stdout (the test's stdout is a pipe): the file's bytes, and
+    // without --format the pipe's CSV; no file called `-` is written.
+    let sql = "SELECT cluster, job_id, gpus, submit_time FROM helios_jobs ORDER BY cluster, job_id";
+    let in_dir = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_tracelab"))
+            .current_dir(dir.path())
+            .args([&["query", "--store", s(sample_store()), sql], args].concat())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    assert_eq!(in_dir(&["--format", "parquet", "-o", "-"]), std::fs::read(&path).unwrap());
+    assert_eq!(in_dir(&["-o", "-"]), in_dir(&["--format", "csv"]));
+    assert!(!dir.path().join("-").exists());
 }
 
 #[test]

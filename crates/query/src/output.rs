@@ -128,11 +128,19 @@ fn as_text(v: &Value) -> Option<String> {
 /// Writes `df` to a Parquet file (zstd), the only file a query writes.
 pub fn write_parquet(df: &mut DataFrame, path: &Path) -> Result<()> {
     let file = std::fs::File::create(path).at(path)?;
-    ParquetWriter::new(file)
-        .with_compression(ParquetCompression::Zstd(None))
-        .finish(df)
-        .map_err(|e| Error::polars(format!("{}: cannot write Parquet", path.display()), e))?;
-    Ok(())
+    parquet_to(df, file).map_err(|e| Error::polars(format!("{}: cannot write Parquet", path.display()), e))
+}
+
+/// `df` as the bytes of a Parquet file, as [`write_parquet`] writes it
+/// (`-o -`: Parquet to stdout).
+pub fn parquet_bytes(df: &mut DataFrame) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    parquet_to(df, &mut bytes).map_err(|e| Error::polars("cannot write Parquet to stdout".to_string(), e))?;
+    Ok(bytes)
+}
+
+fn parquet_to(df: &mut DataFrame, to: impl std::io::Write) -> PolarsResult<()> {
+    ParquetWriter::new(to).with_compression(ParquetCompression::Zstd(None)).finish(df).map(|_| ())
 }
 
 #[cfg(test)]
