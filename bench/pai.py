@@ -283,7 +283,7 @@ def from_raw(a, tl):
     warm(raw)
     ps, pr, pout, pc = run([sys.executable, str(ROOT / "bench" / "pai_pandas.py"), str(raw)], capture=True)
     theirs = json.loads(pout)
-    floor = None
+    floor = parse = None  # DuckDB's two floors: to Parquet, and parsing only
     if not a.no_duckdb:
         import report  # bench/report.py: DuckDB converting raw files, the floor of reading them once
         warm(raw)

@@ -10,6 +10,8 @@ use tracelab_schema::error::IoContext;
 use tracelab_workload::export::{self, Format, Request};
 use tracelab_workload::{Selection, TraceSel, Window};
 
+use super::output::is_stdout;
+
 /// Write a trace's jobs in a simulator's input format.
 ///
 /// The jobs are those `tracelab simulate` replays (one job = a PAI task, a
@@ -84,10 +86,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
 fn usage(msg: String) -> anyhow::Error {
     Error::Usage(msg).into()
-}
-
-fn is_stdout(p: &Path) -> bool {
-    p.as_os_str() == "-"
 }
 
 /// The validated request.

@@ -69,11 +69,16 @@ impl OutputArgs {
     }
 }
 
+/// Whether `-o PATH` names stdout (`-o -`), for every verb.
+pub fn is_stdout(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
 /// The format rule of every verb (README "Commands"). `-o -` is stdout, as
 /// in `export`: the format then comes from `--format` or the terminal rule,
 /// and Parquet may go to stdout when it is not a terminal.
 pub fn resolve(format: Option<Format>, output: Option<&Path>, stdout_terminal: bool) -> Result<Sink, Error> {
-    let dash = output.is_some_and(|p| p.as_os_str() == "-");
+    let dash = output.is_some_and(is_stdout);
     let output = output.filter(|_| !dash);
     let by_extension = match output {
         Some(path) => from_extension(path, format.is_some())?,

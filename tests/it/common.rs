@@ -19,6 +19,16 @@ pub fn tracelab(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `tracelab ARGS` (not yet run) with Polars cutting every table into
+/// 64-row morsels and asked for its partitioned group-by: the sample store
+/// then reaches the threads in many pieces, in a varying order, as a
+/// full-scale store does (`tests/it/determinism.rs`).
+pub fn tracelab_in_small_pieces(args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracelab"));
+    cmd.args(args).env("POLARS_IDEAL_MORSEL_SIZE", "64").env("POLARS_FORCE_PARTITION", "1");
+    cmd
+}
+
 /// Like [`tracelab`] but fails the test unless the exit code is 0.
 pub fn tracelab_ok(args: &[&str]) -> String {
     let (code, stdout, stderr) = tracelab(args);

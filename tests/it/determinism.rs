@@ -8,7 +8,7 @@
 //! value of its listed parameters, and every named query are run twice and
 //! compared at full precision (analysis JSON, query Parquet).
 
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 use crate::common::*;
 
@@ -16,14 +16,7 @@ use crate::common::*;
 /// cut into 64-row morsels; their stdouts.
 fn both_in_small_pieces(a: &[&str], b: &[&str]) -> (Vec<u8>, Vec<u8>) {
     let spawn = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_tracelab"))
-            .args(args)
-            .env("POLARS_IDEAL_MORSEL_SIZE", "64")
-            .env("POLARS_FORCE_PARTITION", "1")
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run tracelab")
+        tracelab_in_small_pieces(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run tracelab")
     };
     let stdout = |child: Child, args: &[&str]| {
         let out = child.wait_with_output().unwrap();

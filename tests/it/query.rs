@@ -131,14 +131,9 @@ fn header_lines(name: &str) -> impl Iterator<Item = String> {
     text.lines().take_while(|l| l.starts_with("--")).map(str::to_string).collect::<Vec<_>>().into_iter()
 }
 
-/// `tracelab query --store <sample> ARGS` with Polars' morsels at 64 rows.
+/// `tracelab query --store <sample> ARGS` with the store in small pieces.
 fn query_in_morsels(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_tracelab"))
-        .args(["query", "--store", s(sample_store())])
-        .args(args)
-        .env("POLARS_IDEAL_MORSEL_SIZE", "64")
-        .output()
-        .unwrap();
+    let out = tracelab_in_small_pieces(&["query", "--store", s(sample_store())]).args(args).output().unwrap();
     assert!(out.status.success(), "query {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
