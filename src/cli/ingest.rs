@@ -71,19 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 
 /// Resolves the directory and store before any work starts.
 fn plan(args: &Args) -> anyhow::Result<Plan> {
-    let dir = match &args.dir {
-        Some(d) => d.clone(),
-        None => super::store::bundled_samples().ok_or_else(|| {
-            Error::Usage("no DIR given and no data-samples/ here; pass the directory holding the traces".into())
-        })?,
-    };
-    if !dir.is_dir() {
-        return Err(Error::Usage(format!(
-            "{}: not a directory; expected the folder holding the downloads",
-            dir.display()
-        ))
-        .into());
-    }
+    let dir = super::store::trace_dir(args.dir.as_ref())?;
     if args.max_record_bytes < 1024 {
         return Err(Error::Usage("--max-record-bytes: expected at least 1024 bytes".into()).into());
     }

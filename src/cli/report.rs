@@ -214,19 +214,7 @@ fn resolve_store(args: &Args) -> anyhow::Result<Store> {
     if let (None, Some(store)) = (&args.dir, &args.store) {
         return super::store::open(store);
     }
-    let dir = match &args.dir {
-        Some(d) => d.clone(),
-        None => super::store::bundled_samples().ok_or_else(|| {
-            Error::Usage("no DIR given and no data-samples/ here; pass the directory holding the traces".into())
-        })?,
-    };
-    if !dir.is_dir() {
-        return Err(Error::Usage(format!(
-            "{}: not a directory; expected the folder holding the traces",
-            dir.display()
-        ))
-        .into());
-    }
+    let dir = super::store::trace_dir(args.dir.as_ref())?;
     let store = args.store.clone().unwrap_or_else(|| IngestPlan::default_store(&dir));
     let plan = IngestPlan { store, dir, force: false, limits: Limits::default() };
     super::store::ingest_then_open(&plan, args.quiet)

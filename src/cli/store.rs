@@ -48,6 +48,26 @@ pub(super) fn note(message: &str) {
     eprintln!("note: {message}");
 }
 
+/// The folder of trace downloads a verb reads (`ingest DIR`, `report DIR`):
+/// the given one, else the bundled samples; a usage error when it is not a
+/// directory.
+pub(super) fn trace_dir(dir: Option<&PathBuf>) -> anyhow::Result<PathBuf> {
+    let dir = match dir {
+        Some(d) => d.clone(),
+        None => bundled_samples().ok_or_else(|| {
+            Error::Usage("no DIR given and no data-samples/ here; pass the directory holding the traces".into())
+        })?,
+    };
+    if !dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: not a directory; expected the folder holding the traces",
+            dir.display()
+        ))
+        .into());
+    }
+    Ok(dir)
+}
+
 /// `./data-samples`, else the copy in the source tree tracelab was built from.
 pub(super) fn bundled_samples() -> Option<PathBuf> {
     [PathBuf::from("data-samples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples")]

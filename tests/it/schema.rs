@@ -62,9 +62,11 @@ fn schema_json_lists_every_parquet_file_ingest_writes() {
 fn usage_errors_exit_2_and_a_closed_pipe_exits_0() {
     let (code, _, stderr) = tracelab(&["ingest", "--no-such-flag"]);
     assert_eq!(code, 2, "{stderr}");
-    let (code, _, stderr) = tracelab(&["ingest", "/definitely/not/here"]);
-    assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("/definitely/not/here: not a directory"), "{stderr}");
+    for verb in ["ingest", "report"] {
+        let (code, _, stderr) = tracelab(&[verb, "/definitely/not/here"]);
+        assert_eq!(code, 2, "{verb}: {stderr}");
+        assert!(stderr.contains("/definitely/not/here: not a directory"), "{verb}: {stderr}");
+    }
     let (code, _, stderr) = tracelab(&["synth", "pai", "--scale", "0"]);
     assert_eq!(code, 2, "{stderr}");
     // `tracelab schema | head -1`: the reader goes away early.
