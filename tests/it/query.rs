@@ -184,6 +184,30 @@ fn an_unknown_table_is_shown_in_the_query_and_the_tables_are_listed() {
 }
 
 #[test]
+fn two_result_columns_with_one_name_get_the_sql_fix() {
+    // Polars names MIN(start_time) and MAX(start_time) both `start_time`.
+    let (code, _, err) = query(&["SELECT MIN(start_time), MAX(start_time) FROM pai_jobs"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("two columns of the result are named 'start_time'"), "{err}");
+    // The second one is underlined: the one to rename.
+    assert!(
+        err.contains(
+            "1 | SELECT MIN(start_time), MAX(start_time) FROM pai_jobs\n  |                             ^^^^^^^^^^"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("a name of its own: ... AS start_time_2") && !err.contains(".alias("), "{err}");
+    let (code, _, err) = query(&["SELECT status, COUNT(*), COUNT(*) FROM pai_jobs GROUP BY status"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("named 'len'") && err.contains("column 26") && err.contains("COUNT(*) AS jobs"), "{err}");
+    // Named, both run, and agree with the sample's job table read directly.
+    let out = query_ok(&["SELECT COUNT(*) AS n, COUNT(end_time) AS ended FROM pai_jobs", "--format", "csv"]);
+    let jobs = read_parquet(&sample_store().join("pai/job.parquet"));
+    let ended = jobs.height() - jobs.column("end_time").unwrap().null_count();
+    assert_eq!(out, format!("n,ended\n{},{ended}\n", jobs.height()));
+}
+
+#[test]
 fn an_unknown_parameter_or_value_lists_what_the_query_takes() {
     let (code, _, err) = query(&["top-users-by-gpu-hours", "--param", "cluster=Earth"]);
     assert_eq!(code, 2, "{err}");

@@ -3,7 +3,9 @@
 //! only for syntax errors (from the parser: "at Line: l, Column: c"); for an
 //! unknown table or column the name is found in the query text instead, and
 //! the hint lists the tables of the store or the columns of the tables the
-//! query reads.
+//! query reads. Two result columns with one name (Polars names an
+//! expression without `AS` after the column it reads, so `MIN(t), MAX(t)`
+//! collide) get the SQL fix instead of Polars' Python one.
 
 use polars::prelude::PolarsError;
 
@@ -23,6 +25,9 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     }
     if let Some(name) = between(&message, "unsupported function '", "'") {
         return unsupported_function(sql, &message, name);
+    }
+    if let Some(name) = between(&message, "duplicate output name '", "'") {
+        return duplicate_name(sql, name);
     }
     let column_error = ["not found", "no column named", "unable to find column"].iter().any(|m| message.contains(m));
     if matches!(e, PolarsError::ColumnNotFound(_)) || column_error {
@@ -81,6 +86,35 @@ fn unsupported_function(sql: &str, message: &str, name: &str) -> QueryError {
     } else {
         err
     }
+}
+
+/// Two result columns named `name`: the second expression that reads it is
+/// underlined (the one to rename), with how to name it in SQL. Polars'
+/// own message suggests `.alias(...)`, its Python and Rust API.
+fn duplicate_name(sql: &str, name: &str) -> QueryError {
+    let message = format!("two columns of the result are named '{name}'");
+    // COUNT(*) is named `len`, a name the query itself does not spell.
+    let spelled = |t: &&lex::Token| {
+        if name == "len" {
+            t.is_word(sql, "count")
+        } else {
+            t.ident(sql).as_deref() == Some(name)
+        }
+    };
+    let tokens = lex::tokenize(sql);
+    let hits: Vec<&lex::Token> = tokens.iter().filter(spelled).collect();
+    let err = match hits.get(1).or(hits.first()) {
+        Some(t) => QueryError::at(sql, t, message),
+        None => QueryError::plain(message),
+    };
+    let example = match name {
+        "len" => "COUNT(*) AS jobs".to_string(),
+        _ => format!("... AS {name}_2"),
+    };
+    err.with_hint(format!(
+        "an expression without AS is named after the column it reads (COUNT(*) is named len); \
+         give the underlined one a name of its own: {example}"
+    ))
 }
 
 /// The error underlining the first identifier of `sql` spelled `name`.
