@@ -208,6 +208,30 @@ fn two_result_columns_with_one_name_get_the_sql_fix() {
 }
 
 #[test]
+fn a_window_over_grouped_rows_is_refused_and_its_cte_form_answers() {
+    // Polars would give every group 100 % here (the window runs inside each group).
+    let grouped = "SELECT vc, COUNT(*) * 100.0 / SUM(COUNT(*)) OVER () AS pct FROM philly_jobs GROUP BY vc";
+    let (code, out, err) = query(&[grouped]);
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("a window function (OVER) in a SELECT that aggregates") && err.contains("column 31"), "{err}");
+    // The rewrite the hint gives: each virtual cluster's share of the jobs,
+    // against counts taken from the Parquet file directly.
+    let cte = "WITH g AS (SELECT vc, COUNT(*) AS n FROM philly_jobs GROUP BY vc) \
+               SELECT vc, n, n * 100.0 / SUM(n) OVER () AS pct FROM g ORDER BY vc";
+    let jobs = read_parquet(&sample_store().join("philly/jobs.parquet"));
+    let out = query_ok(&[cte, "--format", "csv"]);
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert!(rows.len() > 1, "{out}");
+    for row in rows {
+        let f: Vec<&str> = row.split(',').collect();
+        let n = count_where(&jobs, "vc", f[0]);
+        assert_eq!(f[1].parse::<usize>().unwrap(), n, "{row}");
+        let want = n as f64 * 100.0 / jobs.height() as f64;
+        assert!((f[2].parse::<f64>().unwrap() - want).abs() < 1e-9 * want.max(1.0), "{row}: want {want}");
+    }
+}
+
+#[test]
 fn an_unknown_parameter_or_value_lists_what_the_query_takes() {
     let (code, _, err) = query(&["top-users-by-gpu-hours", "--param", "cluster=Earth"]);
     assert_eq!(code, 2, "{err}");

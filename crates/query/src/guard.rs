@@ -50,36 +50,39 @@ pub(crate) fn parse(sql: &str) -> Result<Vec<Statement>, ParserError> {
         .parse_statements()
 }
 
-/// Checks that `sql` is a single read-only query over `tables`; the error
-/// points at the offending name.
-pub fn check(sql: &str, tables: &[StoredTable]) -> Result<(), QueryError> {
+/// Checks that `sql` is a single read-only query over `tables` and returns
+/// it parsed; the error points at the offending name.
+pub fn check(sql: &str, tables: &[StoredTable]) -> Result<Query, QueryError> {
     let statements = parse(sql).map_err(|e| diagnose::syntax(sql, &e.to_string()))?;
-    let query = single_query(sql, &statements)?;
+    let query = single_query(sql, statements)?;
     let mut walker = ReadOnly { sql, tables, scopes: Vec::new() };
     match query.visit(&mut walker) {
         ControlFlow::Break(e) => Err(e),
-        ControlFlow::Continue(()) => Ok(()),
+        ControlFlow::Continue(()) => Ok(query),
     }
 }
 
 /// The one statement of `statements`, when it is a query.
-fn single_query<'a>(sql: &str, statements: &'a [Statement]) -> Result<&'a Query, QueryError> {
-    match statements {
-        [] => Err(QueryError::plain("the query is empty")),
-        [Statement::Query(q)] => Ok(q),
-        [_] => {
+fn single_query(sql: &str, statements: Vec<Statement>) -> Result<Query, QueryError> {
+    let mut statements = statements.into_iter();
+    match (statements.next(), statements.next()) {
+        (None, _) => Err(QueryError::plain("the query is empty")),
+        (Some(_), Some(second)) => {
+            Err(at_span(sql, second.span(), "one statement at a time: remove the text after `;`"))
+        }
+        (Some(Statement::Query(q)), None) => Ok(*q),
+        (Some(_), None) => {
             let first = lex::tokenize(sql).into_iter().next();
             let found = first.as_ref().map_or("", |t| t.text(sql));
             let message = format!("only SELECT (or WITH ... SELECT) queries are allowed; found `{found}`");
             Err(first.map_or_else(|| QueryError::plain(&message), |t| QueryError::at(sql, &t, message.clone())))
         }
-        [_, second, ..] => Err(at_span(sql, second.span(), "one statement at a time: remove the text after `;`")),
     }
 }
 
 /// The error underlining `span` (sqlparser's 1-based line and column), or
 /// without a position when the parser gave none.
-fn at_span(sql: &str, span: SqlSpan, message: impl Into<String>) -> QueryError {
+pub(super) fn at_span(sql: &str, span: SqlSpan, message: impl Into<String>) -> QueryError {
     let (start, end) = (span.start, span.end);
     if start.line == 0 || start.column == 0 {
         return QueryError::plain(message);

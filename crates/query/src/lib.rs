@@ -1,5 +1,6 @@
 //! SQL over the store (layer 1): the store's tables registered lazily under
 //! their stable SQL names in a Polars [`SQLContext`], the read-only guard,
+//! the refusal of what the engine would answer wrongly,
 //! the named-query catalog (`queries/*.sql`) with its parameters, errors that
 //! point into the query text, and the output writers.
 //!
@@ -9,6 +10,7 @@
 
 pub mod catalog;
 mod diagnose;
+mod grouped_windows;
 mod guard;
 mod lex;
 pub mod output;
@@ -53,7 +55,8 @@ impl Engine {
     /// error messages.
     pub fn run(&mut self, source: &str, sql: &str, execution: Execution) -> Result<DataFrame> {
         let located = |e: QueryError| Error::input(source, e.to_string());
-        guard::check(sql, &self.tables).map_err(located)?;
+        let query = guard::check(sql, &self.tables).map_err(located)?;
+        grouped_windows::check(sql, &query).map_err(located)?;
         let lf = self.ctx.execute(sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
         let result = match execution {
             Execution::InMemory => lf.collect(),
