@@ -232,6 +232,47 @@ fn a_window_over_grouped_rows_is_refused_and_its_cte_form_answers() {
 }
 
 #[test]
+fn sql_the_engine_lacks_gets_what_to_write_instead() {
+    // (query, what the error must say)
+    for (sql, said) in [
+        ("SELECT date_trunc('day', submit_time) AS d FROM jobs", "truncate a timestamp with CAST(ts AS DATE)"),
+        ("SELECT percentile_cont(0.9) WITHIN GROUP (ORDER BY run_s) AS p FROM jobs", "write quantile_cont(x, q)"),
+        ("SELECT count_if(run_s > 60) AS n FROM jobs", "SUM(CASE WHEN condition THEN 1 ELSE 0 END)"),
+        (
+            "SELECT trace, status, COUNT(*) AS n FROM jobs GROUP BY ROLLUP(trace, status)",
+            "GROUP BY ROLLUP is not supported",
+        ),
+        (
+            "SELECT COUNT(*) AS n FROM jobs WHERE run_s > (SELECT AVG(run_s) FROM jobs)",
+            "CROSS JOIN s WHERE run_s > avg_run_s",
+        ),
+        (
+            "SELECT COUNT(*) AS n FROM jobs WHERE submit_time >= TIMESTAMP '2017-11-03 00:00:00'",
+            "compare with a string",
+        ),
+    ] {
+        let (code, _, err) = query(&[sql]);
+        assert_eq!(code, 1, "{sql}: {err}");
+        assert!(err.contains(said), "{sql}: {err}");
+        assert!(!err.contains("Ident {"), "the engine's parse-tree dump: {err}");
+    }
+    // The rewrites the hints give answer what the originals ask, checked
+    // against the unified jobs table read directly.
+    let jobs = read_parquet(&sample_store().join("jobs.parquet"));
+    let known: Vec<f64> = jobs.column("run_s").unwrap().f64().unwrap().iter().flatten().collect();
+    let mean = known.iter().sum::<f64>() / known.len() as f64;
+    let above = known.iter().filter(|&&r| r > mean).count();
+    let rewrite = "WITH s AS (SELECT AVG(run_s) AS avg_run_s FROM jobs) \
+                   SELECT COUNT(*) AS n FROM jobs CROSS JOIN s WHERE run_s > avg_run_s";
+    assert_eq!(query_ok(&[rewrite, "--format", "csv"]), format!("n\n{above}\n"));
+    let submit = jobs.column("submit_time").unwrap().cast(&DataType::Int64).unwrap();
+    // 2017-11-03T00:00:00Z in microseconds.
+    let since = submit.i64().unwrap().iter().flatten().filter(|&t| t >= 1_509_667_200_000_000).count();
+    let rewrite = "SELECT COUNT(*) AS n FROM jobs WHERE submit_time >= '2017-11-03 00:00:00'";
+    assert_eq!(query_ok(&[rewrite, "--format", "csv"]), format!("n\n{since}\n"));
+}
+
+#[test]
 fn an_unknown_parameter_or_value_lists_what_the_query_takes() {
     let (code, _, err) = query(&["top-users-by-gpu-hours", "--param", "cluster=Earth"]);
     assert_eq!(code, 2, "{err}");

@@ -29,6 +29,23 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     if let Some(name) = between(&message, "duplicate output name '", "'") {
         return duplicate_name(sql, name);
     }
+    if let Some(err) = unsupported_grouping(sql, &message) {
+        return err;
+    }
+    if let Some(op) = between(&message, "subquery comparisons with '", "'") {
+        let subquery = format!("run_s {op} (SELECT AVG(run_s) FROM jobs)");
+        return QueryError::plain(message.clone()).with_hint(format!(
+            "compute the subquery in a CTE and join it: instead of WHERE {subquery}, write \
+             WITH s AS (SELECT AVG(run_s) AS avg_run_s FROM jobs) SELECT ... FROM jobs CROSS JOIN s \
+             WHERE run_s {op} avg_run_s"
+        ));
+    }
+    if message.contains("comparison between") && message.contains("'UTC')") && message.contains("Datetime('μs')") {
+        return QueryError::plain(message).with_hint(
+            "the store's timestamps are UTC instants and a TIMESTAMP literal has no time zone; compare with a \
+             string instead, read as UTC: submit_time >= '2017-10-01' or '2017-10-01 08:00:00'",
+        );
+    }
     let column_error = ["not found", "no column named", "unable to find column"].iter().any(|m| message.contains(m));
     if matches!(e, PolarsError::ColumnNotFound(_)) || column_error {
         // Our hint lists the columns; Polars' own list repeats them unquoted.
@@ -73,19 +90,63 @@ pub(super) fn syntax(sql: &str, message: &str) -> QueryError {
     }
 }
 
+/// What to write instead of functions other engines have and Polars' SQL
+/// (0.55) does not, by lowercase name.
+const ALTERNATIVES: &[(&[&str], &str)] = &[
+    (
+        &["date_trunc", "time_bucket", "datetrunc"],
+        "truncate a timestamp with CAST(ts AS DATE) (to the day) or strftime(ts, '%Y-%m-%d %H:00') (to the hour, \
+         as text); EXTRACT(HOUR FROM ts) is the hour of the day",
+    ),
+    (
+        &["percentile_cont", "percentile_disc", "percentile", "quantile", "approx_quantile", "percentile_approx"],
+        "write quantile_cont(x, q) (linear interpolation between ranks) or quantile_disc(x, q) (a value of x)",
+    ),
+    (&["count_if", "countif"], "write SUM(CASE WHEN condition THEN 1 ELSE 0 END)"),
+    (&["bool_and", "every"], "write MIN(CASE WHEN condition THEN 1 ELSE 0 END) = 1"),
+    (&["bool_or"], "write MAX(CASE WHEN condition THEN 1 ELSE 0 END) = 1"),
+    (&["epoch", "unix_timestamp", "to_unixtime"], "write EXTRACT(EPOCH FROM ts) (seconds since 1970, UTC)"),
+    (&["approx_count_distinct"], "write COUNT(DISTINCT x) (exact)"),
+];
+
 /// `user` and `group` are SQL keywords that are also column names here:
-/// unquoted, `user` parses as a function call.
+/// unquoted, `user` parses as a function call. Functions other engines
+/// have get what to write instead ([`ALTERNATIVES`]).
 fn unsupported_function(sql: &str, message: &str, name: &str) -> QueryError {
     let tokens = lex::tokenize(sql);
     let err = match tokens.iter().find(|t| t.is_word(sql, name)) {
         Some(t) => QueryError::at(sql, t, message.to_string()),
         None => QueryError::plain(message),
     };
-    if ["user", "group"].contains(&name.to_ascii_lowercase().as_str()) {
-        err.with_hint(format!("`{name}` is a SQL keyword; write the column as \"{name}\""))
-    } else {
-        err
+    let lower = name.to_ascii_lowercase();
+    if ["user", "group"].contains(&lower.as_str()) {
+        return err.with_hint(format!("`{name}` is a SQL keyword; write the column as \"{name}\""));
     }
+    match ALTERNATIVES.iter().find(|(names, _)| names.contains(&lower.as_str())) {
+        Some((_, instead)) => err.with_hint(format!("`{name}` is not in tracelab's SQL: {instead}")),
+        None => err,
+    }
+}
+
+/// `GROUP BY ROLLUP(...)`, `CUBE(...)` and `GROUPING SETS (...)`, which the
+/// engine reports with a dump of its parse tree: said in SQL, underlined.
+fn unsupported_grouping(sql: &str, message: &str) -> Option<QueryError> {
+    let rest = message.strip_prefix("expression ")?;
+    // (the engine's dump, the SQL spelling, its first word)
+    let (_, spelled, word) =
+        [("Rollup(", "ROLLUP", "ROLLUP"), ("Cube(", "CUBE", "CUBE"), ("GroupingSets(", "GROUPING SETS", "GROUPING")]
+            .into_iter()
+            .find(|(dump, _, _)| rest.starts_with(dump))?;
+    let said = format!("GROUP BY {spelled} is not supported");
+    let tokens = lex::tokenize(sql);
+    let err = match tokens.iter().find(|t| t.is_word(sql, word)) {
+        Some(t) => QueryError::at(sql, t, said),
+        None => QueryError::plain(said),
+    };
+    Some(err.with_hint(
+        "group by each set of columns in its own SELECT and UNION ALL them, with NULL AS <column> for the columns \
+         a level leaves out",
+    ))
 }
 
 /// Two result columns named `name`: the second expression that reads it is
