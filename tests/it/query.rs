@@ -232,6 +232,22 @@ fn a_window_over_grouped_rows_is_refused_and_its_cte_form_answers() {
 }
 
 #[test]
+fn is_not_true_is_refused_and_its_rewrite_counts_the_nulls() {
+    // Polars would count 7,146 of the sample's jobs here, leaving out the NULL queue times.
+    let (code, _, err) = query(&["SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS NOT TRUE"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("would be false where the condition is NULL") && err.contains("NOT COALESCE(condition, FALSE)")
+    );
+    let jobs = read_parquet(&sample_store().join("jobs.parquet"));
+    let queue = jobs.column("queue_s").unwrap().f64().unwrap().clone();
+    let want = queue.iter().filter(|q| q.is_none_or(|q| q <= 100.0)).count();
+    assert!(queue.null_count() > 0 && want < jobs.height(), "the sample must have NULL and long queue times");
+    let out = query_ok(&["SELECT COUNT(*) AS n FROM jobs WHERE NOT COALESCE(queue_s > 100, FALSE)", "--format", "csv"]);
+    assert_eq!(out, format!("n\n{want}\n"));
+}
+
+#[test]
 fn sql_the_engine_lacks_gets_what_to_write_instead() {
     // (query, what the error must say)
     for (sql, said) in [
@@ -250,6 +266,12 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
             "SELECT COUNT(*) AS n FROM jobs WHERE submit_time >= TIMESTAMP '2017-11-03 00:00:00'",
             "compare with a string",
         ),
+        ("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS UNKNOWN", "write (condition) IS NULL"),
+        (
+            "SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY COUNT(*) DESC",
+            "ORDER BY the name (ORDER BY n DESC)",
+        ),
+        ("SELECT COUNT(*) AS n FROM jobs a JOIN jobs b ON a.user = b.user", "write a.\"user\""),
     ] {
         let (code, _, err) = query(&[sql]);
         assert_eq!(code, 1, "{sql}: {err}");

@@ -29,8 +29,14 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     if let Some(name) = between(&message, "duplicate output name '", "'") {
         return duplicate_name(sql, name);
     }
-    if let Some(err) = unsupported_grouping(sql, &message) {
+    if let Some(err) = unsupported_expression(sql, &message) {
         return err;
+    }
+    if message.contains("sort expressions must have same length as DataFrame") {
+        return QueryError::plain(message).with_hint(
+            "an ORDER BY over an aggregate is not supported: name it in the SELECT list (COUNT(*) AS n) \
+             and ORDER BY the name (ORDER BY n DESC)",
+        );
     }
     if let Some(op) = between(&message, "subquery comparisons with '", "'") {
         let subquery = format!("run_s {op} (SELECT AVG(run_s) FROM jobs)");
@@ -128,25 +134,42 @@ fn unsupported_function(sql: &str, message: &str, name: &str) -> QueryError {
     }
 }
 
-/// `GROUP BY ROLLUP(...)`, `CUBE(...)` and `GROUPING SETS (...)`, which the
-/// engine reports with a dump of its parse tree: said in SQL, underlined.
-fn unsupported_grouping(sql: &str, message: &str) -> Option<QueryError> {
+/// SQL constructs the engine does not support and reports with a dump of
+/// its parse tree ("expression Rollup([[Identifier(Ident { value: ...")
+/// (the dump's name, how SQL spells it, the word to underline, what to
+/// write instead).
+const UNSUPPORTED_EXPRESSIONS: &[(&str, &str, &str, &str)] = &[
+    ("Rollup(", "GROUP BY ROLLUP", "ROLLUP", GROUPING_HINT),
+    ("Cube(", "GROUP BY CUBE", "CUBE", GROUPING_HINT),
+    ("GroupingSets(", "GROUP BY GROUPING SETS", "GROUPING", GROUPING_HINT),
+    ("IsUnknown(", "IS UNKNOWN", "UNKNOWN", "write (condition) IS NULL"),
+    ("IsNotUnknown(", "IS NOT UNKNOWN", "UNKNOWN", "write (condition) IS NOT NULL"),
+];
+
+const GROUPING_HINT: &str = "group by each set of columns in its own SELECT and UNION ALL them, with NULL AS \
+                             <column> for the columns a level leaves out";
+
+/// An unsupported construct said in SQL and underlined, instead of the
+/// engine's parse-tree dump; one it does not know is named without the dump.
+fn unsupported_expression(sql: &str, message: &str) -> Option<QueryError> {
     let rest = message.strip_prefix("expression ")?;
-    // (the engine's dump, the SQL spelling, its first word)
-    let (_, spelled, word) =
-        [("Rollup(", "ROLLUP", "ROLLUP"), ("Cube(", "CUBE", "CUBE"), ("GroupingSets(", "GROUPING SETS", "GROUPING")]
-            .into_iter()
-            .find(|(dump, _, _)| rest.starts_with(dump))?;
-    let said = format!("GROUP BY {spelled} is not supported");
+    if !message.ends_with("is not currently supported") {
+        return None;
+    }
+    let Some(&(_, spelled, word, instead)) = UNSUPPORTED_EXPRESSIONS.iter().find(|(dump, ..)| rest.starts_with(dump))
+    else {
+        let name: String = rest.chars().take_while(char::is_ascii_alphanumeric).collect();
+        return Some(QueryError::plain(format!(
+            "this SQL construct ({name}) is not supported by tracelab's SQL engine"
+        )));
+    };
+    let said = format!("{spelled} is not supported");
     let tokens = lex::tokenize(sql);
     let err = match tokens.iter().find(|t| t.is_word(sql, word)) {
         Some(t) => QueryError::at(sql, t, said),
         None => QueryError::plain(said),
     };
-    Some(err.with_hint(
-        "group by each set of columns in its own SELECT and UNION ALL them, with NULL AS <column> for the columns \
-         a level leaves out",
-    ))
+    Some(err.with_hint(instead))
 }
 
 /// Two result columns named `name`: the second expression that reads it is

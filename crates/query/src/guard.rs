@@ -26,7 +26,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    Expr, Function, ObjectName, ObjectNamePart, Query, Select, SetExpr, Spanned, Statement, TableFactor, Visit, Visitor,
+    Expr, Function, FunctionArguments, ObjectName, ObjectNamePart, Query, Select, SetExpr, Spanned, Statement,
+    TableFactor, Visit, Visitor,
 };
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::{Parser, ParserError, ParserOptions};
@@ -203,6 +204,13 @@ impl ReadOnly<'_> {
     /// Scalar functions are fine; file readers and qualified names are not.
     fn function(&self, f: &Function) -> ControlFlow<QueryError> {
         let [ObjectNamePart::Identifier(ident)] = f.name.0.as_slice() else {
+            // `j.user` parses as a call of the keyword function USER.
+            if let (Some(keyword), FunctionArguments::None) = (keyword_column(&f.name), &f.args) {
+                let name = f.name.to_string();
+                let (table, _) = name.rsplit_once('.').unwrap_or_default();
+                let message = format!("`{}`: `{keyword}` is a SQL keyword; write {table}.\"{keyword}\"", f.name);
+                return self.refuse(f.name.span(), message);
+            }
             let message = format!("`{}(...)`: qualified function names are not allowed", f.name);
             return self.refuse(f.name.span(), message);
         };
@@ -211,6 +219,18 @@ impl ReadOnly<'_> {
             return self.refuse(ident.span, message);
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// `user` or `group` as the last part of a qualified name: columns of the
+/// traces that are also SQL keywords.
+fn keyword_column(name: &ObjectName) -> Option<String> {
+    match name.0.last()? {
+        ObjectNamePart::Identifier(i) if i.quote_style.is_none() => {
+            let lower = i.value.to_lowercase();
+            ["user", "group"].contains(&lower.as_str()).then_some(lower)
+        }
+        _ => None,
     }
 }
 

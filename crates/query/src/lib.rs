@@ -10,12 +10,12 @@
 
 pub mod catalog;
 mod diagnose;
-mod grouped_windows;
 mod guard;
 mod lex;
 pub mod output;
 pub mod params;
 pub mod tables;
+mod wrong_answers;
 
 use std::fmt;
 
@@ -56,7 +56,7 @@ impl Engine {
     pub fn run(&mut self, source: &str, sql: &str, execution: Execution) -> Result<DataFrame> {
         let located = |e: QueryError| Error::input(source, e.to_string());
         let query = guard::check(sql, &self.tables).map_err(located)?;
-        grouped_windows::check(sql, &query).map_err(located)?;
+        wrong_answers::check(sql, &query).map_err(located)?;
         let lf = self.ctx.execute(sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
         let result = match execution {
             Execution::InMemory => lf.collect(),

@@ -1,11 +1,12 @@
-//! Window functions in a SELECT that aggregates, refused before they run.
+//! SQL that Polars' SQL front end (0.55) accepts and answers differently
+//! from standard SQL without an error, refused before it runs, each with
+//! the form that gives the right answer.
 //!
-//! In SQL a window function in an aggregating SELECT (one with GROUP BY,
-//! HAVING or an aggregate such as COUNT) runs over the aggregated rows:
-//! `COUNT(*) * 100.0 / SUM(COUNT(*)) OVER ()` is each group's share of all
-//! rows. Polars' SQL front end (0.55) evaluates the window inside each
-//! group instead, and answers without an error but wrongly. On the bundled
-//! samples:
+//! **A window function in a SELECT that aggregates** (one with GROUP BY,
+//! HAVING or an aggregate such as COUNT). In SQL the window runs over the
+//! aggregated rows: `COUNT(*) * 100.0 / SUM(COUNT(*)) OVER ()` is each
+//! group's share of all rows. Polars evaluates the window inside each group
+//! instead. On the bundled samples:
 //! - `SUM(COUNT(*)) OVER ()` beside `GROUP BY vc` is each group's own count,
 //!   so every share is 100 %;
 //! - `ROW_NUMBER() OVER (ORDER BY vc)` beside `GROUP BY vc` is a list per
@@ -14,9 +15,14 @@
 //!   per input row instead of one.
 //!
 //! Other shapes fail in the engine with a length error. So every window
-//! function in an aggregating SELECT is refused, with the rewrite that
-//! works: aggregate in a CTE, apply the window to the CTE's rows.
-//! Subqueries are SELECTs of their own and are judged on their own.
+//! function in an aggregating SELECT is refused; the fix is to aggregate in
+//! a CTE and apply the window to the CTE's rows. Subqueries are SELECTs of
+//! their own and are judged on their own.
+//!
+//! **`IS NOT TRUE` and `IS NOT FALSE`.** In SQL, NULL IS NOT TRUE is true.
+//! Polars evaluates `x IS NOT TRUE` as `x = false`, which drops the NULLs:
+//! `(queue_s > 100) IS NOT TRUE` counted 7,146 sample jobs where SQL counts
+//! 7,244. (`IS TRUE` and `IS FALSE` are right.)
 
 use std::ops::ControlFlow;
 
@@ -57,12 +63,16 @@ const AGGREGATES: &[&str] = &[
     "array_agg",
 ];
 
-/// Refuses a window function in an aggregating SELECT of `query`; the
-/// error underlines the window function's name.
+/// Refuses what the engine would answer wrongly in `query`; the error
+/// underlines the construct and the hint gives the form that works.
 pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
     let mut walk = Walk { frames: Vec::new() };
-    match query.visit(&mut walk) {
-        ControlFlow::Break(span) => Err(at_span(
+    let trap = match query.visit(&mut walk) {
+        ControlFlow::Break(trap) => trap,
+        ControlFlow::Continue(()) => return Ok(()),
+    };
+    Err(match trap {
+        Trap::GroupedWindow(span) => at_span(
             sql,
             span,
             "a window function (OVER) in a SELECT that aggregates: tracelab's SQL engine would evaluate it \
@@ -71,9 +81,34 @@ pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
         .with_hint(
             "aggregate in a CTE, then apply the window to its rows, e.g. WITH g AS (SELECT vc, COUNT(*) AS n \
              FROM philly_jobs GROUP BY vc) SELECT vc, n, n * 100.0 / SUM(n) OVER () AS pct FROM g",
-        )),
-        ControlFlow::Continue(()) => Ok(()),
-    }
+        ),
+        Trap::IsNot { span, truth } => {
+            let (is_not, instead) = if truth {
+                ("IS NOT TRUE", "NOT COALESCE(condition, FALSE)")
+            } else {
+                ("IS NOT FALSE", "COALESCE(condition, TRUE)")
+            };
+            at_span(
+                sql,
+                span,
+                format!(
+                    "`{is_not}` would be false where the condition is NULL in tracelab's SQL engine; in SQL it \
+                     is true there"
+                ),
+            )
+            .with_hint(format!("write {instead}, which is true where the condition is NULL"))
+        }
+    })
+}
+
+/// What the walk refuses, and where.
+enum Trap {
+    GroupedWindow(SqlSpan),
+    /// `IS NOT TRUE` (`truth`) or `IS NOT FALSE`.
+    IsNot {
+        span: SqlSpan,
+        truth: bool,
+    },
 }
 
 /// What the walk knows of the innermost SELECT (or query) it is in.
@@ -91,32 +126,39 @@ struct Walk {
 }
 
 impl Visitor for Walk {
-    type Break = SqlSpan;
+    type Break = Trap;
 
-    fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<SqlSpan> {
+    fn pre_visit_query(&mut self, _: &Query) -> ControlFlow<Trap> {
         self.frames.push(Frame::Query);
         ControlFlow::Continue(())
     }
 
-    fn post_visit_query(&mut self, _: &Query) -> ControlFlow<SqlSpan> {
+    fn post_visit_query(&mut self, _: &Query) -> ControlFlow<Trap> {
         self.frames.pop();
         ControlFlow::Continue(())
     }
 
-    fn pre_visit_select(&mut self, s: &Select) -> ControlFlow<SqlSpan> {
+    fn pre_visit_select(&mut self, s: &Select) -> ControlFlow<Trap> {
         let aggregates = groups(s) || s.having.is_some();
         self.frames.push(Frame::Select { aggregates, window: None });
         ControlFlow::Continue(())
     }
 
-    fn post_visit_select(&mut self, _: &Select) -> ControlFlow<SqlSpan> {
+    fn post_visit_select(&mut self, _: &Select) -> ControlFlow<Trap> {
         match self.frames.pop() {
-            Some(Frame::Select { aggregates: true, window: Some(span) }) => ControlFlow::Break(span),
+            Some(Frame::Select { aggregates: true, window: Some(span) }) => {
+                ControlFlow::Break(Trap::GroupedWindow(span))
+            }
             _ => ControlFlow::Continue(()),
         }
     }
 
-    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<SqlSpan> {
+    fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<Trap> {
+        match e {
+            Expr::IsNotTrue(_) => return ControlFlow::Break(Trap::IsNot { span: e.span(), truth: true }),
+            Expr::IsNotFalse(_) => return ControlFlow::Break(Trap::IsNot { span: e.span(), truth: false }),
+            _ => {}
+        }
         if let (Expr::Function(f), Some(Frame::Select { aggregates, window })) = (e, self.frames.last_mut()) {
             if f.over.is_some() {
                 window.get_or_insert(f.name.span());
@@ -174,6 +216,20 @@ mod tests {
             assert!(err.contains(&format!("line 1, column {col}")) && err.contains(&caret), "{sql}: {err}");
             assert!(err.contains("WITH g AS (SELECT vc, COUNT(*) AS n"), "{err}");
         }
+    }
+
+    #[test]
+    fn is_not_true_and_is_not_false_are_refused() {
+        for (sql, instead) in [
+            ("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS NOT TRUE", "NOT COALESCE(condition, FALSE)"),
+            ("SELECT (queue_s > 100) IS NOT FALSE AS b FROM jobs", "COALESCE(condition, TRUE)"),
+        ] {
+            let err = verdict(sql).expect_err(sql).to_string();
+            // The condition is underlined.
+            let col = sql.find("queue_s").unwrap() + 1;
+            assert!(err.contains(&format!("line 1, column {col}")) && err.contains(instead), "{sql}: {err}");
+        }
+        verdict("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS TRUE OR queue_s IS NOT NULL").unwrap();
     }
 
     #[test]
