@@ -248,6 +248,21 @@ fn is_not_true_is_refused_and_its_rewrite_counts_the_nulls() {
 }
 
 #[test]
+fn sum_of_a_constant_is_refused_and_count_answers() {
+    // Polars would answer 1 here, for every trace.
+    let (code, _, err) = query(&["SELECT trace, SUM(1) AS n FROM jobs GROUP BY trace ORDER BY trace"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`SUM` over a constant") && err.contains("column 15"), "{err}");
+    let out = query_ok(&["SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY trace", "--format", "csv"]);
+    let jobs = read_parquet(&sample_store().join("jobs.parquet"));
+    let mut want = String::from("trace,n\n");
+    for trace in ["helios", "pai", "philly", "swf"] {
+        want += &format!("{trace},{}\n", count_where(&jobs, "trace", trace));
+    }
+    assert_eq!(out, want);
+}
+
+#[test]
 fn sql_the_engine_lacks_gets_what_to_write_instead() {
     // (query, what the error must say)
     for (sql, said) in [
@@ -272,6 +287,7 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
             "ORDER BY the name (ORDER BY n DESC)",
         ),
         ("SELECT COUNT(*) AS n FROM jobs a JOIN jobs b ON a.user = b.user", "write a.\"user\""),
+        ("SELECT COUNT(*) AS n FROM (SELECT trace FROM jobs UNION ALL SELECT trace FROM jobs) AS t", "SUM(one)"),
     ] {
         let (code, _, err) = query(&[sql]);
         assert_eq!(code, 1, "{sql}: {err}");

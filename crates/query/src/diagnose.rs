@@ -32,6 +32,13 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     if let Some(err) = unsupported_expression(sql, &message) {
         return err;
     }
+    if message.contains("casting from UInt32 to UInt128 not supported") {
+        // COUNT(*) straight over a UNION ALL (Polars 0.55 sums the branches' row counts as UInt128).
+        return QueryError::plain(message).with_hint(
+            "COUNT(*) over a UNION ALL fails in tracelab's SQL engine: count a column that is never NULL \
+             (COUNT(job_id)), or select 1 AS one in each branch and SUM(one)",
+        );
+    }
     if message.contains("sort expressions must have same length as DataFrame") {
         return QueryError::plain(message).with_hint(
             "an ORDER BY over an aggregate is not supported: name it in the SELECT list (COUNT(*) AS n) \

@@ -23,14 +23,47 @@
 //! Polars evaluates `x IS NOT TRUE` as `x = false`, which drops the NULLs:
 //! `(queue_s > 100) IS NOT TRUE` counted 7,146 sample jobs where SQL counts
 //! 7,244. (`IS TRUE` and `IS FALSE` are right.)
+//!
+//! **An aggregate over a constant** (`SUM(1)`, `SUM(CASE WHEN 1 = 1 THEN 1
+//! ELSE 0 END)`, `STRING_AGG('x', ',')`): Polars aggregates the constant
+//! once, not once per row, so `SUM(1)` over the 10,783 sample jobs is 1 (and
+//! `SUM(1) OVER (PARTITION BY trace)` is 1 on every row), `STDDEV(1)` is
+//! NULL, `CORR(1, 2)` is a column of NaN. Refused when no argument reads a
+//! column and no FILTER clause is given (`SUM(1) FILTER (WHERE ...)` is
+//! right); COUNT, MIN, MAX, AVG, MEDIAN and the quantiles of a constant are
+//! right and pass.
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{Expr, Function, ObjectNamePart, Query, Select, Spanned, Visit, Visitor};
+use sqlparser::ast::{
+    visit_expressions, Expr, Function, FunctionArguments, ObjectNamePart, Query, Select, Spanned, Visit, Visitor,
+};
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::guard::at_span;
 use super::QueryError;
+
+/// Aggregates Polars gets wrong over a constant argument (see the module
+/// documentation); lowercase.
+const WRONG_OVER_A_CONSTANT: &[&str] = &[
+    "sum",
+    "total",
+    "string_agg",
+    "listagg",
+    "group_concat",
+    "array_agg",
+    "stdev",
+    "stddev",
+    "stdev_samp",
+    "stddev_samp",
+    "var",
+    "variance",
+    "var_samp",
+    "corr",
+    "covar",
+    "covar_pop",
+    "covar_samp",
+];
 
 /// Polars SQL's aggregate functions (polars-sql 0.55.2 `PolarsSQLFunctions`,
 /// the "Aggregate functions" group, plus `array_agg`).
@@ -82,6 +115,18 @@ pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
             "aggregate in a CTE, then apply the window to its rows, e.g. WITH g AS (SELECT vc, COUNT(*) AS n \
              FROM philly_jobs GROUP BY vc) SELECT vc, n, n * 100.0 / SUM(n) OVER () AS pct FROM g",
         ),
+        Trap::ConstantAggregate { span, name } => at_span(
+            sql,
+            span,
+            format!(
+                "`{name}` over a constant: tracelab's SQL engine would aggregate the constant once instead of once \
+                 per row, and give a wrong number"
+            ),
+        )
+        .with_hint(
+            "count rows with COUNT(*) (SUM(1) is COUNT(*), SUM(c) is c * COUNT(*)), or give the aggregate an \
+             expression that reads a column, or add FILTER (WHERE ...)",
+        ),
         Trap::IsNot { span, truth } => {
             let (is_not, instead) = if truth {
                 ("IS NOT TRUE", "NOT COALESCE(condition, FALSE)")
@@ -104,6 +149,11 @@ pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
 /// What the walk refuses, and where.
 enum Trap {
     GroupedWindow(SqlSpan),
+    /// An aggregate of `WRONG_OVER_A_CONSTANT` whose arguments read no column.
+    ConstantAggregate {
+        span: SqlSpan,
+        name: String,
+    },
     /// `IS NOT TRUE` (`truth`) or `IS NOT FALSE`.
     IsNot {
         span: SqlSpan,
@@ -159,6 +209,11 @@ impl Visitor for Walk {
             Expr::IsNotFalse(_) => return ControlFlow::Break(Trap::IsNot { span: e.span(), truth: false }),
             _ => {}
         }
+        if let Expr::Function(f) = e {
+            if let Some(name) = constant_aggregate(f) {
+                return ControlFlow::Break(Trap::ConstantAggregate { span: f.name.span(), name });
+            }
+        }
         if let (Expr::Function(f), Some(Frame::Select { aggregates, window })) = (e, self.frames.last_mut()) {
             if f.over.is_some() {
                 window.get_or_insert(f.name.span());
@@ -175,6 +230,24 @@ fn groups(s: &Select) -> bool {
         sqlparser::ast::GroupByExpr::All(_) => true,
         sqlparser::ast::GroupByExpr::Expressions(exprs, _) => !exprs.is_empty(),
     }
+}
+
+/// The name of `f` when it is an aggregate Polars gets wrong over a
+/// constant and none of its arguments reads a column (without FILTER).
+fn constant_aggregate(f: &Function) -> Option<String> {
+    let [ObjectNamePart::Identifier(ident)] = f.name.0.as_slice() else { return None };
+    let name = ident.value.to_lowercase();
+    if !WRONG_OVER_A_CONSTANT.contains(&name.as_str()) || f.filter.is_some() {
+        return None;
+    }
+    let FunctionArguments::List(list) = &f.args else { return None };
+    // An aggregate inside (`SUM(COUNT(*)) OVER ()`) reads the rows too.
+    let reads_a_column = visit_expressions(&list.args, |e| match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) | Expr::Subquery(_) => ControlFlow::Break(()),
+        Expr::Function(inner) if is_aggregate(inner) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    });
+    reads_a_column.is_continue().then(|| ident.value.clone())
 }
 
 fn is_aggregate(f: &Function) -> bool {
@@ -230,6 +303,36 @@ mod tests {
             assert!(err.contains(&format!("line 1, column {col}")) && err.contains(instead), "{sql}: {err}");
         }
         verdict("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS TRUE OR queue_s IS NOT NULL").unwrap();
+    }
+
+    #[test]
+    fn an_aggregate_over_a_constant_is_refused() {
+        for (sql, name) in [
+            ("SELECT SUM(1) AS n FROM jobs", "SUM"),
+            ("SELECT trace, SUM(CASE WHEN 1 = 1 THEN 1 ELSE 0 END) AS n FROM jobs GROUP BY trace", "SUM"),
+            ("SELECT trace, sum(2.5) OVER (PARTITION BY trace) AS n FROM jobs", "sum"),
+            ("SELECT STRING_AGG('x', ',') AS s FROM jobs", "STRING_AGG"),
+            ("SELECT CORR(1, 2) AS c FROM jobs", "CORR"),
+            ("SELECT n FROM (SELECT STDDEV(1) AS n FROM jobs) AS t", "STDDEV"),
+        ] {
+            let err = verdict(sql).expect_err(sql).to_string();
+            let col = sql.find(&format!("{name}(")).unwrap() + 1;
+            assert!(err.contains(&format!("`{name}` over a constant")), "{sql}: {err}");
+            assert!(
+                err.contains(&format!("line 1, column {col}")) && err.contains("SUM(1) is COUNT(*)"),
+                "{sql}: {err}"
+            );
+        }
+        for sql in [
+            "SELECT SUM(1) FILTER (WHERE run_s > 10) AS n FROM jobs",
+            "SELECT SUM(1 + 0 * run_s) AS n, SUM(j.run_s) AS m FROM jobs AS j",
+            "SELECT COUNT(1) AS n, AVG(1) AS a, MAX(2) AS m, MEDIAN(3) AS d FROM jobs",
+            "SELECT CORR(run_s, 2) AS c FROM jobs",
+        ] {
+            if let Err(e) = verdict(sql) {
+                panic!("{sql}: {e}");
+            }
+        }
     }
 
     #[test]
