@@ -200,6 +200,10 @@ fn two_result_columns_with_one_name_get_the_sql_fix() {
     let (code, _, err) = query(&["SELECT status, COUNT(*), COUNT(*) FROM pai_jobs GROUP BY status"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("named 'len'") && err.contains("column 26") && err.contains("COUNT(*) AS jobs"), "{err}");
+    // The same column of two tables of a join.
+    let (code, _, err) = query(&["SELECT a.trace, b.trace FROM jobs a JOIN jobs b ON a.job_id = b.job_id"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("named 'trace'") && err.contains("column 19") && err.contains("AS trace_2"), "{err}");
     // Named, both run, and agree with the sample's job table read directly.
     let out = query_ok(&["SELECT COUNT(*) AS n, COUNT(end_time) AS ended FROM pai_jobs", "--format", "csv"]);
     let jobs = read_parquet(&sample_store().join("pai/job.parquet"));

@@ -26,7 +26,9 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     if let Some(name) = between(&message, "unsupported function '", "'") {
         return unsupported_function(sql, &message, name);
     }
-    if let Some(name) = between(&message, "duplicate output name '", "'") {
+    let duplicate = between(&message, "duplicate output name '", "'")
+        .or_else(|| between(&message, "the name '", "' passed to `LazyFrame.with_columns` is duplicate"));
+    if let Some(name) = duplicate {
         return duplicate_name(sql, name);
     }
     if let Some(err) = unsupported_expression(sql, &message) {
