@@ -34,6 +34,19 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     if let Some(err) = unsupported_expression(sql, &message) {
         return err;
     }
+    if let Some(literal) = between(&message, "cannot parse literal: \"", "\"") {
+        if literal.contains(['e', 'E']) {
+            return QueryError::plain(message.clone()).with_hint(format!(
+                "a whole number with an exponent ({literal}) does not parse here: write it out, or with a decimal \
+                 point ({})",
+                literal.replacen(['e', 'E'], ".0e", 1)
+            ));
+        }
+    }
+    if message.contains("no function matches the given name and arguments: `LOG(") {
+        return QueryError::plain(message)
+            .with_hint("write LN(x), LOG10(x) or LOG2(x); LN(x) / LN(base) for another base");
+    }
     if message.contains("casting from UInt32 to UInt128 not supported") {
         // COUNT(*) straight over a UNION ALL (Polars 0.55 sums the branches' row counts as UInt128).
         return QueryError::plain(message).with_hint(

@@ -24,6 +24,10 @@
 //! `(queue_s > 100) IS NOT TRUE` counted 7,146 sample jobs where SQL counts
 //! 7,244. (`IS TRUE` and `IS FALSE` are right.)
 //!
+//! **`LOG(a, b)`**: Polars takes the base second (`LOG(10, 100)` is 0.5),
+//! DuckDB, PostgreSQL, MySQL and Spark first (2). Refused; `LN(x) / LN(base)`
+//! means the same everywhere.
+//!
 //! **An aggregate over a constant** (`SUM(1)`, `SUM(CASE WHEN 1 = 1 THEN 1
 //! ELSE 0 END)`, `STRING_AGG('x', ',')`): Polars aggregates the constant
 //! once, not once per row, so `SUM(1)` over the 10,783 sample jobs is 1 (and
@@ -127,6 +131,13 @@ pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
             "count rows with COUNT(*) (SUM(1) is COUNT(*), SUM(c) is c * COUNT(*)), or give the aggregate an \
              expression that reads a column, or add FILTER (WHERE ...)",
         ),
+        Trap::TwoArgumentLog(span) => at_span(
+            sql,
+            span,
+            "`LOG(a, b)` is the logarithm of a to base b in tracelab's SQL engine, and of b to base a in DuckDB and \
+             PostgreSQL",
+        )
+        .with_hint("write LN(x) / LN(base), which means the same in every engine (or LOG10(x), LOG2(x), LN(x))"),
         Trap::IsNot { span, truth } => {
             let (is_not, instead) = if truth {
                 ("IS NOT TRUE", "NOT COALESCE(condition, FALSE)")
@@ -149,6 +160,8 @@ pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
 /// What the walk refuses, and where.
 enum Trap {
     GroupedWindow(SqlSpan),
+    /// `LOG` with two arguments.
+    TwoArgumentLog(SqlSpan),
     /// An aggregate of `WRONG_OVER_A_CONSTANT` whose arguments read no column.
     ConstantAggregate {
         span: SqlSpan,
@@ -213,6 +226,9 @@ impl Visitor for Walk {
             if let Some(name) = constant_aggregate(f) {
                 return ControlFlow::Break(Trap::ConstantAggregate { span: f.name.span(), name });
             }
+            if is_two_argument_log(f) {
+                return ControlFlow::Break(Trap::TwoArgumentLog(f.name.span()));
+            }
         }
         if let (Expr::Function(f), Some(Frame::Select { aggregates, window })) = (e, self.frames.last_mut()) {
             if f.over.is_some() {
@@ -248,6 +264,12 @@ fn constant_aggregate(f: &Function) -> Option<String> {
         _ => ControlFlow::Continue(()),
     });
     reads_a_column.is_continue().then(|| ident.value.clone())
+}
+
+fn is_two_argument_log(f: &Function) -> bool {
+    let one_part_log =
+        matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value.eq_ignore_ascii_case("log"));
+    one_part_log && matches!(&f.args, FunctionArguments::List(list) if list.args.len() == 2)
 }
 
 fn is_aggregate(f: &Function) -> bool {
@@ -333,6 +355,15 @@ mod tests {
                 panic!("{sql}: {e}");
             }
         }
+    }
+
+    #[test]
+    fn log_with_two_arguments_is_refused() {
+        let sql = "SELECT LN(run_s) AS a, LOG10(run_s) AS b, log(10, run_s) AS c FROM jobs";
+        let err = verdict(sql).expect_err(sql).to_string();
+        let col = sql.find("log(").unwrap() + 1;
+        assert!(err.contains(&format!("line 1, column {col}")) && err.contains("LN(x) / LN(base)"), "{err}");
+        verdict("SELECT LN(run_s) / LN(10) AS a, LOG10(run_s) AS b, LOG2(run_s) AS c FROM jobs").unwrap();
     }
 
     #[test]
