@@ -29,12 +29,15 @@ const TABLE_DIGITS: usize = 6;
 /// and must be one SELECT / WITH ... SELECT that reads only the store's
 /// tables, its CTEs and subqueries; other statements, table functions
 /// (read_parquet, read_csv, ...) and qualified names are refused. Quote
-/// the columns "user" and "group", which are SQL keywords.
+/// the columns "user" and "group", which are SQL keywords. SQL the engine
+/// would answer wrongly is refused too, with the form that works: a
+/// window function beside GROUP BY, IS NOT TRUE, SUM(1), LOG(a, b)
+/// (queries/README.md lists what differs from DuckDB and PostgreSQL).
 ///
 /// Output: a table on a terminal, csv when piped (or from the extension
 /// of -o); floats are rounded to 12 significant digits (6 in the table),
-/// timestamps are RFC 3339 UTC; control characters in the data are shown
-/// escaped in the table.
+/// timestamps are RFC 3339 UTC, durations are seconds; control characters
+/// in the data are shown escaped in the table.
 ///
 /// Examples:
 ///   tracelab query "SELECT vc, count(*) AS jobs FROM philly_jobs GROUP BY vc ORDER BY 2 DESC LIMIT 5"

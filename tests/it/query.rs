@@ -295,6 +295,7 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
         ("SELECT COUNT(*) AS n FROM jobs WHERE run_s > 1e4", "with a decimal point (1.0e4)"),
         ("SELECT LOG(run_s) AS l FROM jobs", "write LN(x), LOG10(x) or LOG2(x)"),
         ("SELECT LOG(10, run_s) AS l FROM jobs", "write LN(x) / LN(base)"),
+        ("SELECT run_s ^ 2 AS l FROM jobs", "write POWER(x, y)"),
     ] {
         let (code, _, err) = query(&[sql]);
         assert_eq!(code, 1, "{sql}: {err}");

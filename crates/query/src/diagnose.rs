@@ -43,6 +43,9 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
             ));
         }
     }
+    if message.contains("operator BitwiseXor is not currently supported") {
+        return QueryError::plain(message).with_hint("`^` is not a power here: write POWER(x, y)");
+    }
     if message.contains("no function matches the given name and arguments: `LOG(") {
         return QueryError::plain(message)
             .with_hint("write LN(x), LOG10(x) or LOG2(x); LN(x) / LN(base) for another base");
