@@ -104,11 +104,33 @@ const AGGREGATES: &[&str] = &[
 /// underlines the construct and the hint gives the form that works.
 pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
     let mut walk = Walk { frames: Vec::new() };
-    let trap = match query.visit(&mut walk) {
-        ControlFlow::Break(trap) => trap,
-        ControlFlow::Continue(()) => return Ok(()),
-    };
-    Err(match trap {
+    match query.visit(&mut walk) {
+        ControlFlow::Break(trap) => Err(trap.error(sql)),
+        ControlFlow::Continue(()) => Ok(()),
+    }
+}
+
+/// What the walk refuses, and where.
+enum Trap {
+    GroupedWindow(SqlSpan),
+    /// `LOG` with two arguments.
+    TwoArgumentLog(SqlSpan),
+    /// An aggregate of `WRONG_OVER_A_CONSTANT` whose arguments read no column.
+    ConstantAggregate {
+        span: SqlSpan,
+        name: String,
+    },
+    /// `IS NOT TRUE` (`truth`) or `IS NOT FALSE`.
+    IsNot {
+        span: SqlSpan,
+        truth: bool,
+    },
+}
+
+impl Trap {
+    /// The error in `sql`, with the form that works as its hint.
+    fn error(self, sql: &str) -> QueryError {
+        match self {
         Trap::GroupedWindow(span) => at_span(
             sql,
             span,
@@ -154,24 +176,8 @@ pub(super) fn check(sql: &str, query: &Query) -> Result<(), QueryError> {
             )
             .with_hint(format!("write {instead}, which is true where the condition is NULL"))
         }
-    })
-}
-
-/// What the walk refuses, and where.
-enum Trap {
-    GroupedWindow(SqlSpan),
-    /// `LOG` with two arguments.
-    TwoArgumentLog(SqlSpan),
-    /// An aggregate of `WRONG_OVER_A_CONSTANT` whose arguments read no column.
-    ConstantAggregate {
-        span: SqlSpan,
-        name: String,
-    },
-    /// `IS NOT TRUE` (`truth`) or `IS NOT FALSE`.
-    IsNot {
-        span: SqlSpan,
-        truth: bool,
-    },
+        }
+    }
 }
 
 /// What the walk knows of the innermost SELECT (or query) it is in.
