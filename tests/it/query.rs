@@ -87,6 +87,30 @@ fn every_named_query_agrees_with_duckdb_and_matches_its_snapshot() {
     assert!(stale.is_empty(), "query output changed for {stale:?}; review and run UPDATE_SNAPSHOTS=1 cargo test");
 }
 
+/// Ad hoc SQL as users write it (`tests/fixtures/sql-idioms.sql`: filters,
+/// joins, set operations, windows, time fields, quantiles, NULL handling)
+/// gives what DuckDB gives on the same store: the same comparison as the
+/// named queries', one case per statement.
+#[test]
+fn ad_hoc_sql_idioms_agree_with_duckdb() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(root().join("tests/fixtures/sql-idioms.sql")).unwrap();
+    let statements: Vec<&str> = text.split("\n;\n").map(str::trim).filter(|s| !s.is_empty()).collect();
+    assert!(statements.len() >= 50, "only {} statements", statements.len());
+    let mut cases = Vec::new();
+    for (i, sql) in statements.iter().enumerate() {
+        let case = format!("idiom-{:02}", i + 1);
+        let file = dir.path().join(format!("{case}.sql"));
+        std::fs::write(&file, sql).unwrap();
+        let out = query_ok(&["-f", s(&file), "--format", "csv"]);
+        std::fs::write(dir.path().join(format!("{case}.csv")), out).unwrap();
+        cases.push(serde_json::json!({"case": case, "query": case, "params": {}}));
+    }
+    std::fs::write(dir.path().join("cases.json"), serde_json::to_string(&cases).unwrap()).unwrap();
+    let out = python("tests/crosscheck/check_queries.py", &[s(sample_store()), s(dir.path()), s(dir.path())]);
+    assert!(out.contains(&format!("{} cases agree", statements.len())), "{out}");
+}
+
 /// A bundled query that opts into the streaming engine (`-- engine:
 /// streaming`) must print the same bytes on every run and the same as the
 /// in-memory engine. Small morsels (64 rows) make the sample store arrive

@@ -180,6 +180,9 @@ pub fn bundled() -> Result<Vec<NamedQuery>> {
     Ok(all)
 }
 
+/// The keys of a query file's header (`-- key: value` lines at the top).
+const HEADER_KEYS: &[&str] = &["name", "question", "tables", "param", "note", "engine"];
+
 /// The bundled query called `name`, if any.
 pub fn find(name: &str) -> Result<Option<NamedQuery>> {
     Ok(bundled()?.into_iter().find(|q| q.name == name))
@@ -187,7 +190,11 @@ pub fn find(name: &str) -> Result<Option<NamedQuery>> {
 
 impl NamedQuery {
     /// Parses a query file; `stem` is its file name without `.sql`. A file
-    /// without a header is a query without parameters.
+    /// without a header is a query without parameters. In the leading
+    /// comment lines, a line that starts with a header key (`-- name:`,
+    /// `question:`, `tables:`, `param:`, `note:`, `engine:`) is a field and
+    /// an indented one continues it; any other comment is a comment, so an
+    /// ad hoc file may start with `-- jobs per VC` or `-- TODO: ...`.
     pub fn parse(source: &str, stem: &str, text: &str) -> Result<NamedQuery> {
         let mut q = NamedQuery {
             name: stem.to_string(),
@@ -207,12 +214,17 @@ impl NamedQuery {
                 continue;
             }
             if body.starts_with("  ") {
-                let field = last.ok_or_else(|| bad(i + 1, "a continuation line before any field".into()))?;
-                q.append(field, body.trim());
+                if let Some(field) = last {
+                    q.append(field, body.trim());
+                }
                 continue;
             }
             let (key, value) = body.trim().split_once(':').unwrap_or(("", ""));
             let key = key.trim();
+            if !HEADER_KEYS.contains(&key) {
+                last = None; // a comment; an indented line after it is one too
+                continue;
+            }
             q.set(key, value.trim()).map_err(|e| bad(i + 1, e))?;
             last = Some(match key {
                 "question" => "question",
@@ -234,7 +246,7 @@ impl NamedQuery {
             }
             "param" => self.params.push(parse_param(value)?),
             "engine" => self.execution = Execution::parse(value)?,
-            _ => return Err("expected `-- name:`, `question:`, `tables:`, `param:`, `note:` or `engine:`".into()),
+            _ => unreachable!("parse passes only HEADER_KEYS"),
         }
         Ok(())
     }
@@ -312,6 +324,30 @@ mod tests {
             err.to_string().contains("q.sql: header line 2: engine `gpu`: expected `in-memory` or `streaming`"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn other_leading_comments_are_comments() {
+        let text = "-- jobs per VC\n--   (a quick look)\n-- TODO: by cluster too\n-- param: top int = 3: n\n\
+                    --   rows\nSELECT 1";
+        let q = NamedQuery::parse("q.sql", "q", text).unwrap();
+        assert_eq!(q.params.len(), 1);
+        assert_eq!((q.params[0].name.as_str(), q.params[0].doc.as_str()), ("top", "n rows"));
+        assert_eq!(q.question, "");
+    }
+
+    /// With free comments allowed, a misspelt key (`-- parm:`) would pass as
+    /// a comment: the bundled files' headers hold only keys, continuations
+    /// and blank comment lines.
+    #[test]
+    fn the_bundled_headers_hold_only_their_keys() {
+        for (stem, text) in BUNDLED {
+            for line in text.lines().take_while(|l| l.starts_with("--")) {
+                let body = line.trim_start_matches('-');
+                let keyed = HEADER_KEYS.iter().any(|k| body.trim_start().starts_with(&format!("{k}:")));
+                assert!(keyed || body.starts_with("  ") || body.trim().is_empty(), "{stem}.sql: {line}");
+            }
+        }
     }
 
     #[test]
