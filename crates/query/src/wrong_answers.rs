@@ -359,9 +359,26 @@ mod tests {
         check(sql, q)
     }
 
+    /// The error on `sql`, which must underline the first `at` in it
+    /// (`at` ending in `(` underlines the name before it).
+    fn refused_at(sql: &str, at: &str) -> String {
+        let err = verdict(sql).expect_err(sql).to_string();
+        let col = sql.find(at).unwrap() + 1;
+        let caret = format!("{}^", " ".repeat(col - 1));
+        assert!(err.contains(&format!("line 1, column {col}")) && err.contains(&caret), "{sql}: {err}");
+        err
+    }
+
+    fn pass(sqls: &[&str]) {
+        for sql in sqls {
+            if let Err(e) = verdict(sql) {
+                panic!("{sql}: {e}");
+            }
+        }
+    }
+
     #[test]
     fn windows_beside_an_aggregate_are_refused_at_the_window() {
-        // Each with the window function's name, which the error underlines.
         for (sql, window) in [
             ("SELECT vc, COUNT(*) * 100.0 / SUM(COUNT(*)) OVER () AS pct FROM philly_jobs GROUP BY vc", "SUM("),
             ("SELECT vc, ROW_NUMBER() OVER (ORDER BY vc) AS r FROM philly_jobs GROUP BY vc", "ROW_NUMBER"),
@@ -374,27 +391,37 @@ mod tests {
                 "LAG",
             ),
         ] {
-            let err = verdict(sql).expect_err(sql).to_string();
-            let col = sql.find(window).unwrap() + 1;
-            let name_len = window.trim_end_matches('(').len();
-            let caret = format!("{}{}", " ".repeat(col - 1), "^".repeat(name_len));
-            assert!(err.contains(&format!("line 1, column {col}")) && err.contains(&caret), "{sql}: {err}");
+            let err = refused_at(sql, window);
+            let name = window.trim_end_matches('(');
+            assert!(err.contains(&"^".repeat(name.len())), "the whole name is underlined: {err}");
             assert!(err.contains("WITH g AS (SELECT vc, COUNT(*) AS n"), "{err}");
         }
     }
 
     #[test]
-    fn is_not_true_and_is_not_false_are_refused() {
+    fn windows_over_plain_rows_or_a_cte_pass() {
+        pass(&[
+            "SELECT vc, SUM(gpus) OVER (PARTITION BY vc) AS s FROM philly_jobs",
+            "WITH g AS (SELECT vc, COUNT(*) AS n FROM philly_jobs GROUP BY vc) \
+             SELECT vc, n, n * 100.0 / SUM(n) OVER () AS pct FROM g",
+            // The aggregate is the subquery's; the outer SELECT does not aggregate.
+            "SELECT vc, (SELECT COUNT(*) FROM philly_jobs) AS n, ROW_NUMBER() OVER (ORDER BY vc) AS r FROM philly_jobs",
+            // The window is the subquery's, over plain rows; the outer SELECT aggregates only.
+            "SELECT vc, COUNT(*) AS n FROM (SELECT vc, LAG(gpus) OVER (ORDER BY job_id) AS g FROM philly_jobs) AS s \
+             GROUP BY vc",
+            "SELECT vc, COUNT(*) AS n FROM philly_jobs GROUP BY vc ORDER BY n DESC",
+        ]);
+    }
+
+    #[test]
+    fn is_not_true_and_is_not_false_are_refused_at_the_condition() {
         for (sql, instead) in [
             ("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS NOT TRUE", "NOT COALESCE(condition, FALSE)"),
             ("SELECT (queue_s > 100) IS NOT FALSE AS b FROM jobs", "COALESCE(condition, TRUE)"),
         ] {
-            let err = verdict(sql).expect_err(sql).to_string();
-            // The condition is underlined.
-            let col = sql.find("queue_s").unwrap() + 1;
-            assert!(err.contains(&format!("line 1, column {col}")) && err.contains(instead), "{sql}: {err}");
+            assert!(refused_at(sql, "queue_s").contains(instead), "{sql}");
         }
-        verdict("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS TRUE OR queue_s IS NOT NULL").unwrap();
+        pass(&["SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS TRUE OR queue_s IS NOT NULL"]);
     }
 
     #[test]
@@ -407,33 +434,22 @@ mod tests {
             ("SELECT CORR(1, 2) AS c FROM jobs", "CORR"),
             ("SELECT n FROM (SELECT STDDEV(1) AS n FROM jobs) AS t", "STDDEV"),
         ] {
-            let err = verdict(sql).expect_err(sql).to_string();
-            let col = sql.find(&format!("{name}(")).unwrap() + 1;
-            assert!(err.contains(&format!("`{name}` over a constant")), "{sql}: {err}");
-            assert!(
-                err.contains(&format!("line 1, column {col}")) && err.contains("SUM(1) is COUNT(*)"),
-                "{sql}: {err}"
-            );
+            let err = refused_at(sql, &format!("{name}("));
+            assert!(err.contains(&format!("`{name}` over a constant")) && err.contains("SUM(1) is COUNT(*)"), "{err}");
         }
-        for sql in [
+        pass(&[
             "SELECT SUM(1) FILTER (WHERE run_s > 10) AS n FROM jobs",
             "SELECT SUM(1 + 0 * run_s) AS n, SUM(j.run_s) AS m FROM jobs AS j",
             "SELECT COUNT(1) AS n, AVG(1) AS a, MAX(2) AS m, MEDIAN(3) AS d FROM jobs",
             "SELECT CORR(run_s, 2) AS c FROM jobs",
-        ] {
-            if let Err(e) = verdict(sql) {
-                panic!("{sql}: {e}");
-            }
-        }
+        ]);
     }
 
     #[test]
     fn log_with_two_arguments_is_refused() {
         let sql = "SELECT LN(run_s) AS a, LOG10(run_s) AS b, log(10, run_s) AS c FROM jobs";
-        let err = verdict(sql).expect_err(sql).to_string();
-        let col = sql.find("log(").unwrap() + 1;
-        assert!(err.contains(&format!("line 1, column {col}")) && err.contains("LN(x) / LN(base)"), "{err}");
-        verdict("SELECT LN(run_s) / LN(10) AS a, LOG10(run_s) AS b, LOG2(run_s) AS c FROM jobs").unwrap();
+        assert!(refused_at(sql, "log(").contains("LN(x) / LN(base)"));
+        pass(&["SELECT LN(run_s) / LN(10) AS a, LOG10(run_s) AS b, LOG2(run_s) AS c FROM jobs"]);
     }
 
     #[test]
@@ -444,45 +460,16 @@ mod tests {
                 "AVG",
                 "`AVG` over a window with ORDER BY",
             ),
-            (
-                "SELECT STDDEV(gpus) OVER (PARTITION BY vc ORDER BY job_id) AS a FROM philly_jobs",
-                "STDDEV",
-                "running value",
-            ),
+            ("SELECT STDDEV(gpus) OVER (PARTITION BY vc ORDER BY job_id) AS a FROM philly_jobs", "STDDEV", "running"),
             ("SELECT ROW_NUMBER() OVER (ORDER BY run_s NULLS LAST) AS n FROM philly_jobs", "run_s NULLS", "ignores it"),
         ] {
-            let err = verdict(sql).expect_err(sql).to_string();
-            let col = sql.find(at).unwrap() + 1;
-            assert!(err.contains(&format!("line 1, column {col}")) && err.contains(said), "{sql}: {err}");
+            assert!(refused_at(sql, at).contains(said), "{sql}");
         }
-        for sql in [
+        pass(&[
             "SELECT SUM(gpus) OVER (ORDER BY job_id) * 1.0 / COUNT(gpus) OVER (ORDER BY job_id) AS a FROM philly_jobs",
             "SELECT MIN(gpus) OVER (ORDER BY job_id) AS a, MAX(gpus) OVER (ORDER BY job_id) AS b FROM philly_jobs",
             "SELECT AVG(gpus) OVER (PARTITION BY vc) AS a, MEDIAN(gpus) OVER (PARTITION BY vc) AS m FROM philly_jobs",
             "SELECT RANK() OVER (ORDER BY gpus DESC) AS r FROM philly_jobs WHERE gpus IS NOT NULL",
-        ] {
-            if let Err(e) = verdict(sql) {
-                panic!("{sql}: {e}");
-            }
-        }
-    }
-
-    #[test]
-    fn windows_over_plain_rows_or_a_cte_pass() {
-        for sql in [
-            "SELECT vc, SUM(gpus) OVER (PARTITION BY vc) AS s FROM philly_jobs",
-            "WITH g AS (SELECT vc, COUNT(*) AS n FROM philly_jobs GROUP BY vc) \
-             SELECT vc, n, n * 100.0 / SUM(n) OVER () AS pct FROM g",
-            // The aggregate is the subquery's; the outer SELECT does not aggregate.
-            "SELECT vc, (SELECT COUNT(*) FROM philly_jobs) AS n, ROW_NUMBER() OVER (ORDER BY vc) AS r FROM philly_jobs",
-            // The window is the subquery's, over plain rows; the outer SELECT aggregates only.
-            "SELECT vc, COUNT(*) AS n FROM (SELECT vc, LAG(gpus) OVER (ORDER BY job_id) AS g FROM philly_jobs) AS s \
-             GROUP BY vc",
-            "SELECT vc, COUNT(*) AS n FROM philly_jobs GROUP BY vc ORDER BY n DESC",
-        ] {
-            if let Err(e) = verdict(sql) {
-                panic!("{sql}: {e}");
-            }
-        }
+        ]);
     }
 }
