@@ -32,6 +32,17 @@
 //! NULL keys), not on the text, so it is documented instead
 //! (queries/README.md: order a window by a unique key, keep NULL keys out).
 //!
+//! **A named window** (`OVER w ... WINDOW w AS (ORDER BY job_id)`): Polars
+//! drops its ORDER BY for some functions (`COUNT(gpus) OVER w` was the
+//! partition's count, 114, on every row). Refused; write the window out.
+//!
+//! **An outer, semi or anti join whose ON is more than column equalities**
+//! (`LEFT JOIN b ON a.vc = b.vc AND b.gpus > 4`). In SQL the extra condition
+//! decides which rows match and every left row stays; Polars applies it as
+//! a filter after the join (240 rows where SQL keeps 268), and a SEMI or
+//! ANTI join ignores it (240 rows where SQL says 89 and 28). Inner joins
+//! get it right and pass.
+//!
 //! **`IS NOT TRUE` and `IS NOT FALSE`.** In SQL, NULL IS NOT TRUE is true.
 //! Polars evaluates `x IS NOT TRUE` as `x = false`, which drops the NULLs:
 //! `(queue_s > 100) IS NOT TRUE` counted 7,146 sample jobs where SQL counts
@@ -53,8 +64,8 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    visit_expressions, Expr, Function, FunctionArguments, ObjectNamePart, Query, Select, Spanned, Visit, Visitor,
-    WindowType,
+    visit_expressions, BinaryOperator, Expr, Function, FunctionArguments, JoinConstraint, JoinOperator, ObjectNamePart,
+    Query, Select, Spanned, TableFactor, TableWithJoins, Visit, Visitor, WindowType,
 };
 use sqlparser::tokenizer::Span as SqlSpan;
 
@@ -146,6 +157,11 @@ enum Trap {
     },
     /// `NULLS FIRST` or `NULLS LAST` in a window's ORDER BY.
     WindowNulls(SqlSpan),
+    /// `OVER w`, a window named in a WINDOW clause.
+    NamedWindow(SqlSpan),
+    /// A condition other than a column equality in an outer, semi or anti
+    /// join's ON.
+    JoinCondition(SqlSpan),
     /// `IS NOT TRUE` (`truth`) or `IS NOT FALSE`.
     IsNot {
         span: SqlSpan,
@@ -202,6 +218,22 @@ impl Trap {
                 ),
                 "keep the NULL keys out of the window (WHERE key IS NOT NULL), or COALESCE the key".into(),
             ),
+            Trap::NamedWindow(span) => (
+                span,
+                format!("a named window: {ENGINE} drops its ORDER BY for some functions, and gives wrong numbers"),
+                "write the window out in each OVER (...)".into(),
+            ),
+            Trap::JoinCondition(span) => (
+                span,
+                format!(
+                    "a condition beyond column equalities in an outer, semi or anti join's ON: {ENGINE} would \
+                     apply it after the join (or not at all) instead of while matching rows"
+                ),
+                "put a condition on the joined table in a subquery: LEFT JOIN (SELECT * FROM philly_jobs WHERE \
+                 gpus > 4) AS b ON a.vc = b.vc; for one on the kept table, make its key NULL where the condition \
+                 fails: ON CASE WHEN a.gpus > 4 THEN a.vc END = b.vc"
+                    .into(),
+            ),
             Trap::TwoArgumentLog(span) => (
                 span,
                 format!(
@@ -256,6 +288,9 @@ impl Visitor for Walk {
     }
 
     fn pre_visit_select(&mut self, s: &Select) -> ControlFlow<Trap> {
+        if let Some(span) = s.from.iter().find_map(wrong_join_condition) {
+            return ControlFlow::Break(Trap::JoinCondition(span));
+        }
         let aggregates = groups(s) || s.having.is_some();
         self.frames.push(Frame::Select { aggregates, window: None });
         ControlFlow::Continue(())
@@ -326,7 +361,11 @@ fn constant_aggregate(f: &Function) -> Option<String> {
 /// What is wrong with `f`'s window, when it has an ORDER BY: explicit
 /// NULLS FIRST/LAST, or an aggregate that does not accumulate.
 fn ordered_window(f: &Function) -> Option<Trap> {
-    let Some(WindowType::WindowSpec(spec)) = &f.over else { return None };
+    let spec = match &f.over {
+        Some(WindowType::WindowSpec(spec)) => spec,
+        Some(WindowType::NamedWindow(name)) => return Some(Trap::NamedWindow(name.span)),
+        None => return None,
+    };
     if let Some(item) = spec.order_by.iter().find(|o| o.options.nulls_first.is_some()) {
         return Some(Trap::WindowNulls(item.span()));
     }
@@ -334,6 +373,55 @@ fn ordered_window(f: &Function) -> Option<Trap> {
     let name = ident.value.to_lowercase();
     let wrong = !spec.order_by.is_empty() && is_aggregate(f) && !RUNNING.contains(&name.as_str());
     wrong.then(|| Trap::OrderedWindowAggregate { span: f.name.span(), name: ident.value.clone() })
+}
+
+/// Where an outer, semi or anti join of `from` (nested joins too) has an
+/// ON conjunct that is not `column = column`.
+fn wrong_join_condition(from: &TableWithJoins) -> Option<SqlSpan> {
+    let nested = |t: &TableFactor| match t {
+        TableFactor::NestedJoin { table_with_joins, .. } => wrong_join_condition(table_with_joins),
+        _ => None,
+    };
+    nested(&from.relation).or_else(|| {
+        from.joins.iter().find_map(|j| {
+            nested(&j.relation).or_else(|| match &j.join_operator {
+                JoinOperator::Left(JoinConstraint::On(on))
+                | JoinOperator::LeftOuter(JoinConstraint::On(on))
+                | JoinOperator::Right(JoinConstraint::On(on))
+                | JoinOperator::RightOuter(JoinConstraint::On(on))
+                | JoinOperator::FullOuter(JoinConstraint::On(on))
+                | JoinOperator::Semi(JoinConstraint::On(on))
+                | JoinOperator::LeftSemi(JoinConstraint::On(on))
+                | JoinOperator::RightSemi(JoinConstraint::On(on))
+                | JoinOperator::Anti(JoinConstraint::On(on))
+                | JoinOperator::LeftAnti(JoinConstraint::On(on))
+                | JoinOperator::RightAnti(JoinConstraint::On(on)) => not_a_column_equality(on),
+                _ => None,
+            })
+        })
+    })
+}
+
+/// The first conjunct of `on` (split at AND) that is not an equality of
+/// two sides that each read a column (`a.vc = b.vc`, `a.id = CAST(b.id AS
+/// VARCHAR)`, `CASE WHEN ... THEN a.vc END = b.vc`: join keys, which the
+/// engine matches on).
+fn not_a_column_equality(on: &Expr) -> Option<SqlSpan> {
+    match on {
+        Expr::BinaryOp { left, op: BinaryOperator::And, right } => {
+            not_a_column_equality(left).or_else(|| not_a_column_equality(right))
+        }
+        Expr::BinaryOp { left, op: BinaryOperator::Eq, right } if reads_a_column(left) && reads_a_column(right) => None,
+        other => Some(other.span()),
+    }
+}
+
+fn reads_a_column(e: &Expr) -> bool {
+    visit_expressions(e, |e| match e {
+        Expr::Identifier(_) | Expr::CompoundIdentifier(_) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    })
+    .is_break()
 }
 
 fn is_two_argument_log(f: &Function) -> bool {
@@ -443,6 +531,40 @@ mod tests {
             "SELECT COUNT(1) AS n, AVG(1) AS a, MAX(2) AS m, MEDIAN(3) AS d FROM jobs",
             "SELECT CORR(run_s, 2) AS c FROM jobs",
         ]);
+    }
+
+    #[test]
+    fn outer_semi_and_anti_joins_take_only_column_equalities() {
+        for (sql, at) in [
+            ("SELECT COUNT(*) AS n FROM philly_jobs a LEFT JOIN philly_jobs b ON a.vc = b.vc AND b.gpus > 4", "b.gpus"),
+            (
+                "SELECT COUNT(*) AS n FROM philly_jobs a FULL JOIN philly_jobs b ON a.vc = b.vc AND b.status = 'Pass'",
+                "b.status",
+            ),
+            ("SELECT COUNT(*) AS n FROM philly_jobs a SEMI JOIN philly_jobs b ON a.gpus > 4 AND a.vc = b.vc", "a.gpus"),
+            (
+                "SELECT COUNT(*) AS n FROM (philly_jobs a ANTI JOIN philly_jobs b ON a.vc = b.vc AND b.gpus > 4)",
+                "b.gpus",
+            ),
+        ] {
+            assert!(refused_at(sql, at).contains("ON CASE WHEN a.gpus > 4 THEN a.vc END = b.vc"), "{sql}");
+        }
+        pass(&[
+            "SELECT COUNT(*) AS n FROM philly_jobs a JOIN philly_jobs b ON a.vc = b.vc AND b.gpus > 4",
+            "SELECT COUNT(*) AS n FROM philly_jobs a LEFT JOIN philly_jobs b ON a.vc = b.vc AND a.status = b.status",
+            "SELECT COUNT(*) AS n FROM philly_jobs a LEFT JOIN (SELECT * FROM philly_jobs WHERE gpus > 4) b \
+             ON a.vc = b.vc",
+            "SELECT COUNT(*) AS n FROM philly_jobs a LEFT JOIN philly_jobs b USING (vc)",
+            "SELECT COUNT(*) AS n FROM jobs a LEFT JOIN philly_jobs b ON a.job_id = CAST(b.job_id AS VARCHAR)",
+            "SELECT COUNT(*) AS n FROM philly_jobs a LEFT JOIN philly_jobs b \
+             ON (CASE WHEN a.gpus > 4 THEN a.vc END) = b.vc",
+        ]);
+    }
+
+    #[test]
+    fn a_named_window_is_refused() {
+        let sql = "SELECT COUNT(gpus) OVER w AS c FROM philly_jobs WINDOW w AS (ORDER BY job_id)";
+        assert!(refused_at(sql, "w AS c").contains("write the window out"));
     }
 
     #[test]
