@@ -320,6 +320,12 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
         ("SELECT LOG(run_s) AS l FROM jobs", "write LN(x), LOG10(x) or LOG2(x)"),
         ("SELECT LOG(10, run_s) AS l FROM jobs", "write LN(x) / LN(base)"),
         ("SELECT run_s ^ 2 AS l FROM jobs", "write POWER(x, y)"),
+        (
+            "SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace HAVING COUNT(*) > 9 AND trace <> 'pai'",
+            "goes in WHERE",
+        ),
+        ("SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY MAX(run_s)", "MAX(run_s) AS some_name"),
+        ("WITH jobs AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM jobs", "give the CTE another name"),
     ] {
         let (code, _, err) = query(&[sql]);
         assert_eq!(code, 1, "{sql}: {err}");

@@ -57,6 +57,13 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
              (COUNT(job_id)), or select 1 AS one in each branch and SUM(one)",
         );
     }
+    if message.contains("cannot cast List type (inner: 'Boolean'") {
+        // `HAVING ... AND trace <> 'pai'`: a plain column in HAVING is a list per group.
+        return QueryError::plain(message).with_hint(
+            "HAVING takes conditions on aggregates (COUNT(*) > 10); a condition on a column goes in WHERE, \
+             before the GROUP BY",
+        );
+    }
     if message.contains("sort expressions must have same length as DataFrame") {
         return QueryError::plain(message).with_hint(
             "an ORDER BY over an aggregate is not supported: name it in the SELECT list (COUNT(*) AS n) \
@@ -83,6 +90,15 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
         let message = message.split("; valid columns:").next().unwrap_or(&message).to_string();
         if let Some(name) = quoted_name(&message) {
             let err = underline_name(sql, &message, &name);
+            if let Some(table) = read_table_with_column(sql, tables, &name) {
+                // The column exists, but not where the query uses it.
+                return err.with_hint(format!(
+                    "`{name}` is a column of {table}, but not of the rows at that point of the query: a subquery \
+                     or CTE that does not select it, or a GROUP BY, after which only the grouping columns and the \
+                     SELECT list's names exist (ORDER BY MAX({name}) needs MAX({name}) AS some_name in the SELECT \
+                     list, then ORDER BY some_name)"
+                ));
+            }
             return err.with_hint(columns_hint(sql, tables));
         }
     }
@@ -237,6 +253,16 @@ fn underline_name(sql: &str, message: &str, name: &str) -> QueryError {
         Some(t) => QueryError::at(sql, t, message.to_string()),
         None => QueryError::plain(message),
     }
+}
+
+/// The first registered table the query names that has a column `name`.
+fn read_table_with_column<'a>(sql: &str, tables: &'a [StoredTable], name: &str) -> Option<&'a str> {
+    let tokens = lex::tokenize(sql);
+    tables
+        .iter()
+        .filter(|t| tokens.iter().any(|k| k.kind != Kind::Str && k.ident(sql).as_deref() == Some(t.table.sql_name())))
+        .find(|t| t.table.column_names().contains(&name))
+        .map(|t| t.table.sql_name())
 }
 
 /// Columns of each registered table the query names, for an unknown column.

@@ -20,6 +20,8 @@
 //!   registered table or a CTE in scope, a subquery, a nested join or an
 //!   `UNNEST` of values; anything else (table functions, `TABLE(...)`,
 //!   `LATERAL f(...)`, PIVOT, JSON_TABLE, ...) is refused;
+//! - no CTE takes the name of a registered table (Polars would read the
+//!   table where SQL reads the CTE);
 //! - every function called in an expression has a one-part name that is not
 //!   a file-reading function (scalar functions are fine).
 
@@ -103,8 +105,19 @@ impl Visitor for ReadOnly<'_> {
     type Break = QueryError;
 
     fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<QueryError> {
-        let ctes = q.with.iter().flat_map(|w| &w.cte_tables).map(|c| c.alias.name.value.clone()).collect();
-        self.scopes.push(ctes);
+        // A CTE named like a table of the store: Polars reads the table, where
+        // SQL reads the CTE (`WITH jobs AS (SELECT * FROM philly_jobs)` counted
+        // all 10,783 sample jobs instead of Philly's 117).
+        let ctes = q.with.iter().flat_map(|w| &w.cte_tables).map(|c| &c.alias.name);
+        if let Some(name) = ctes.clone().find(|n| self.tables.iter().any(|t| t.table.sql_name() == n.value)) {
+            let message = format!(
+                "the CTE `{}` has the name of a table of the store, which tracelab's SQL engine would read instead; \
+                 give the CTE another name",
+                name.value
+            );
+            return self.refuse(name.span, message);
+        }
+        self.scopes.push(ctes.map(|n| n.value.clone()).collect());
         self.set_expr(&q.body)
     }
 

@@ -197,3 +197,10 @@ fn without_the_guard_polars_reads_the_file() {
         refused(&sql);
     }
 }
+
+#[test]
+fn a_cte_named_like_a_store_table_is_refused() {
+    let err = refused("WITH jobs AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM jobs");
+    assert!(err.contains("the CTE `jobs` has the name of a table of the store") && err.contains("column 6"), "{err}");
+    passes("WITH philly AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM philly");
+}
