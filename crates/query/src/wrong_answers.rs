@@ -306,22 +306,10 @@ impl Visitor for Walk {
     }
 
     fn pre_visit_expr(&mut self, e: &Expr) -> ControlFlow<Trap> {
-        match e {
-            Expr::IsNotTrue(_) => return ControlFlow::Break(Trap::IsNot { span: e.span(), truth: true }),
-            Expr::IsNotFalse(_) => return ControlFlow::Break(Trap::IsNot { span: e.span(), truth: false }),
-            _ => {}
+        if let Some(trap) = expression_trap(e) {
+            return ControlFlow::Break(trap);
         }
-        if let Expr::Function(f) = e {
-            if let Some(name) = constant_aggregate(f) {
-                return ControlFlow::Break(Trap::ConstantAggregate { span: f.name.span(), name });
-            }
-            if is_two_argument_log(f) {
-                return ControlFlow::Break(Trap::TwoArgumentLog(f.name.span()));
-            }
-            if let Some(trap) = ordered_window(f) {
-                return ControlFlow::Break(trap);
-            }
-        }
+        // What the enclosing SELECT holds: a window, an aggregate.
         if let (Expr::Function(f), Some(Frame::Select { aggregates, window })) = (e, self.frames.last_mut()) {
             if f.over.is_some() {
                 window.get_or_insert(f.name.span());
@@ -330,6 +318,24 @@ impl Visitor for Walk {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// What is wrong with `e` on its own, whatever SELECT it is in.
+fn expression_trap(e: &Expr) -> Option<Trap> {
+    match e {
+        Expr::IsNotTrue(_) => Some(Trap::IsNot { span: e.span(), truth: true }),
+        Expr::IsNotFalse(_) => Some(Trap::IsNot { span: e.span(), truth: false }),
+        Expr::Function(f) => {
+            if let Some(name) = constant_aggregate(f) {
+                return Some(Trap::ConstantAggregate { span: f.name.span(), name });
+            }
+            if is_two_argument_log(f) {
+                return Some(Trap::TwoArgumentLog(f.name.span()));
+            }
+            ordered_window(f)
+        }
+        _ => None,
     }
 }
 
