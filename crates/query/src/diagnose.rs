@@ -43,32 +43,8 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
             ));
         }
     }
-    if message.contains("operator BitwiseXor is not currently supported") {
-        return QueryError::plain(message).with_hint("`^` is not a power here: write POWER(x, y)");
-    }
-    if message.contains("no function matches the given name and arguments: `LOG(") {
-        return QueryError::plain(message)
-            .with_hint("write LN(x), LOG10(x) or LOG2(x); LN(x) / LN(base) for another base");
-    }
-    if message.contains("casting from UInt32 to UInt128 not supported") {
-        // COUNT(*) straight over a UNION ALL (Polars 0.55 sums the branches' row counts as UInt128).
-        return QueryError::plain(message).with_hint(
-            "COUNT(*) over a UNION ALL fails in tracelab's SQL engine: count a column that is never NULL \
-             (COUNT(job_id)), or select 1 AS one in each branch and SUM(one)",
-        );
-    }
-    if message.contains("cannot cast List type (inner: 'Boolean'") {
-        // `HAVING ... AND trace <> 'pai'`: a plain column in HAVING is a list per group.
-        return QueryError::plain(message).with_hint(
-            "HAVING takes conditions on aggregates (COUNT(*) > 10); a condition on a column goes in WHERE, \
-             before the GROUP BY",
-        );
-    }
-    if message.contains("sort expressions must have same length as DataFrame") {
-        return QueryError::plain(message).with_hint(
-            "an ORDER BY over an aggregate is not supported: name it in the SELECT list (COUNT(*) AS n) \
-             and ORDER BY the name (ORDER BY n DESC)",
-        );
+    if let Some((_, hint)) = KNOWN_FAILURES.iter().find(|(needles, _)| needles.iter().all(|n| message.contains(n))) {
+        return QueryError::plain(message).with_hint(*hint);
     }
     if let Some(op) = between(&message, "subquery comparisons with '", "'") {
         let subquery = format!("run_s {op} (SELECT AVG(run_s) FROM jobs)");
@@ -77,12 +53,6 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
              WITH s AS (SELECT AVG(run_s) AS avg_run_s FROM jobs) SELECT ... FROM jobs CROSS JOIN s \
              WHERE run_s {op} avg_run_s"
         ));
-    }
-    if message.contains("comparison between") && message.contains("'UTC')") && message.contains("Datetime('μs')") {
-        return QueryError::plain(message).with_hint(
-            "the store's timestamps are UTC instants and a TIMESTAMP literal has no time zone; compare with a \
-             string instead, read as UTC: submit_time >= '2017-10-01' or '2017-10-01 08:00:00'",
-        );
     }
     let column_error = ["not found", "no column named", "unable to find column"].iter().any(|m| message.contains(m));
     if matches!(e, PolarsError::ColumnNotFound(_)) || column_error {
@@ -104,6 +74,39 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     }
     QueryError::plain(message)
 }
+
+/// Engine messages of known causes (every piece must be in the message),
+/// with what to write instead.
+const KNOWN_FAILURES: &[(&[&str], &str)] = &[
+    (&["operator BitwiseXor is not currently supported"], "`^` is not a power here: write POWER(x, y)"),
+    (
+        &["no function matches the given name and arguments: `LOG("],
+        "write LN(x), LOG10(x) or LOG2(x); LN(x) / LN(base) for another base",
+    ),
+    // COUNT(*) straight over a UNION ALL (Polars 0.55 sums the branches' row counts as UInt128).
+    (
+        &["casting from UInt32 to UInt128 not supported"],
+        "COUNT(*) over a UNION ALL fails in tracelab's SQL engine: count a column that is never NULL \
+         (COUNT(job_id)), or select 1 AS one in each branch and SUM(one)",
+    ),
+    // `HAVING ... AND trace <> 'pai'`: a plain column in HAVING is a list per group.
+    (
+        &["cannot cast List type (inner: 'Boolean'"],
+        "HAVING takes conditions on aggregates (COUNT(*) > 10); a condition on a column goes in WHERE, \
+         before the GROUP BY",
+    ),
+    (
+        &["sort expressions must have same length as DataFrame"],
+        "an ORDER BY over an aggregate is not supported: name it in the SELECT list (COUNT(*) AS n) \
+         and ORDER BY the name (ORDER BY n DESC)",
+    ),
+    // A TIMESTAMP literal (no zone) against the store's UTC timestamps.
+    (
+        &["comparison between", "'UTC')", "Datetime('μs')"],
+        "the store's timestamps are UTC instants and a TIMESTAMP literal has no time zone; compare with a \
+         string instead, read as UTC: submit_time >= '2017-10-01' or '2017-10-01 08:00:00'",
+    ),
+];
 
 /// Polars appends the plan it was resolving after a blank line; the first
 /// paragraph is the message.
@@ -137,6 +140,10 @@ pub(super) fn syntax(sql: &str, message: &str) -> QueryError {
     }
 }
 
+/// Columns of the traces that are also SQL keywords: written unquoted,
+/// `user` parses as the function USER.
+pub(super) const KEYWORD_COLUMNS: &[&str] = &["user", "group"];
+
 /// What to write instead of functions other engines have and Polars' SQL
 /// (0.55) does not, by lowercase name.
 const ALTERNATIVES: &[(&[&str], &str)] = &[
@@ -160,13 +167,9 @@ const ALTERNATIVES: &[(&[&str], &str)] = &[
 /// unquoted, `user` parses as a function call. Functions other engines
 /// have get what to write instead ([`ALTERNATIVES`]).
 fn unsupported_function(sql: &str, message: &str, name: &str) -> QueryError {
-    let tokens = lex::tokenize(sql);
-    let err = match tokens.iter().find(|t| t.is_word(sql, name)) {
-        Some(t) => QueryError::at(sql, t, message.to_string()),
-        None => QueryError::plain(message),
-    };
+    let err = underline_word(sql, message, name);
     let lower = name.to_ascii_lowercase();
-    if ["user", "group"].contains(&lower.as_str()) {
+    if KEYWORD_COLUMNS.contains(&lower.as_str()) {
         return err.with_hint(format!("`{name}` is a SQL keyword; write the column as \"{name}\""));
     }
     match ALTERNATIVES.iter().find(|(names, _)| names.contains(&lower.as_str())) {
@@ -204,13 +207,7 @@ fn unsupported_expression(sql: &str, message: &str) -> Option<QueryError> {
             "this SQL construct ({name}) is not supported by tracelab's SQL engine"
         )));
     };
-    let said = format!("{spelled} is not supported");
-    let tokens = lex::tokenize(sql);
-    let err = match tokens.iter().find(|t| t.is_word(sql, word)) {
-        Some(t) => QueryError::at(sql, t, said),
-        None => QueryError::plain(said),
-    };
-    Some(err.with_hint(instead))
+    Some(underline_word(sql, &format!("{spelled} is not supported"), word).with_hint(instead))
 }
 
 /// Two result columns named `name`: the second expression that reads it is
@@ -228,10 +225,7 @@ fn duplicate_name(sql: &str, name: &str) -> QueryError {
     };
     let tokens = lex::tokenize(sql);
     let hits: Vec<&lex::Token> = tokens.iter().filter(spelled).collect();
-    let err = match hits.get(1).or(hits.first()) {
-        Some(t) => QueryError::at(sql, t, message),
-        None => QueryError::plain(message),
-    };
+    let err = at_token(sql, hits.get(1).or(hits.first()).copied(), message);
     let example = match name {
         "len" => "COUNT(*) AS jobs".to_string(),
         _ => format!("... AS {name}_2"),
@@ -249,29 +243,39 @@ fn underline_name(sql: &str, message: &str, name: &str) -> QueryError {
         // A table alias or qualified column (`j.nope`): match the last part.
         tokens.iter().find(|t| t.ident(sql).is_some_and(|i| name.ends_with(&format!(".{i}"))))
     });
-    match hit {
-        Some(t) => QueryError::at(sql, t, message.to_string()),
+    at_token(sql, hit, message)
+}
+
+/// The error underlining the first word of `sql` spelled `word` (any case).
+fn underline_word(sql: &str, message: &str, word: &str) -> QueryError {
+    at_token(sql, lex::tokenize(sql).iter().find(|t| t.is_word(sql, word)), message)
+}
+
+/// The error at `token`, or without a position when there is none.
+fn at_token(sql: &str, token: Option<&lex::Token>, message: impl Into<String>) -> QueryError {
+    match token {
+        Some(t) => QueryError::at(sql, t, message.into()),
         None => QueryError::plain(message),
     }
 }
 
 /// The first registered table the query names that has a column `name`.
 fn read_table_with_column<'a>(sql: &str, tables: &'a [StoredTable], name: &str) -> Option<&'a str> {
+    named_tables(sql, tables).into_iter().find(|t| t.table.column_names().contains(&name)).map(|t| t.table.sql_name())
+}
+
+/// The registered tables whose names the query spells (outside strings).
+fn named_tables<'a>(sql: &str, tables: &'a [StoredTable]) -> Vec<&'a StoredTable> {
     let tokens = lex::tokenize(sql);
     tables
         .iter()
         .filter(|t| tokens.iter().any(|k| k.kind != Kind::Str && k.ident(sql).as_deref() == Some(t.table.sql_name())))
-        .find(|t| t.table.column_names().contains(&name))
-        .map(|t| t.table.sql_name())
+        .collect()
 }
 
 /// Columns of each registered table the query names, for an unknown column.
 fn columns_hint(sql: &str, tables: &[StoredTable]) -> String {
-    let tokens = lex::tokenize(sql);
-    let used: Vec<&StoredTable> = tables
-        .iter()
-        .filter(|t| tokens.iter().any(|k| k.kind != Kind::Str && k.ident(sql).as_deref() == Some(t.table.sql_name())))
-        .collect();
+    let used = named_tables(sql, tables);
     if used.is_empty() {
         return "see `tracelab tables` for the columns of each table".into();
     }

@@ -235,13 +235,13 @@ impl ReadOnly<'_> {
     }
 }
 
-/// `user` or `group` as the last part of a qualified name: columns of the
-/// traces that are also SQL keywords.
+/// `user` or `group` ([`diagnose::KEYWORD_COLUMNS`]) as the last part of a
+/// qualified name.
 fn keyword_column(name: &ObjectName) -> Option<String> {
     match name.0.last()? {
         ObjectNamePart::Identifier(i) if i.quote_style.is_none() => {
             let lower = i.value.to_lowercase();
-            ["user", "group"].contains(&lower.as_str()).then_some(lower)
+            diagnose::KEYWORD_COLUMNS.contains(&lower.as_str()).then_some(lower)
         }
         _ => None,
     }
