@@ -64,35 +64,19 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    visit_expressions, BinaryOperator, Expr, Function, FunctionArguments, JoinConstraint, JoinOperator, ObjectNamePart,
-    Query, Select, Spanned, TableFactor, TableWithJoins, Visit, Visitor, WindowType,
+    visit_expressions, BinaryOperator, Expr, Function, FunctionArguments, Ident, JoinConstraint, JoinOperator,
+    ObjectNamePart, Query, Select, Spanned, TableFactor, TableWithJoins, Visit, Visitor, WindowType,
 };
 use sqlparser::tokenizer::Span as SqlSpan;
 
 use super::guard::at_span;
 use super::QueryError;
 
-/// Aggregates Polars gets wrong over a constant argument (see the module
-/// documentation); lowercase.
-const WRONG_OVER_A_CONSTANT: &[&str] = &[
-    "sum",
-    "total",
-    "string_agg",
-    "listagg",
-    "group_concat",
-    "array_agg",
-    "stdev",
-    "stddev",
-    "stdev_samp",
-    "stddev_samp",
-    "var",
-    "variance",
-    "var_samp",
-    "corr",
-    "covar",
-    "covar_pop",
-    "covar_samp",
-];
+/// Aggregates Polars gets right over a constant argument; every other one
+/// of [`AGGREGATES`] (SUM, STRING_AGG, STDDEV, CORR, ...) aggregates the
+/// constant once (see the module documentation). Lowercase.
+const RIGHT_OVER_A_CONSTANT: &[&str] =
+    &["avg", "count", "first", "last", "max", "median", "min", "quantile_cont", "quantile_disc"];
 
 /// Aggregates that accumulate correctly over a window's ORDER BY (a
 /// running sum, count, minimum, maximum); the others give the partition's
@@ -145,7 +129,7 @@ enum Trap {
     GroupedWindow(SqlSpan),
     /// `LOG` with two arguments.
     TwoArgumentLog(SqlSpan),
-    /// An aggregate of `WRONG_OVER_A_CONSTANT` whose arguments read no column.
+    /// An aggregate not in `RIGHT_OVER_A_CONSTANT` whose arguments read no column.
     ConstantAggregate {
         span: SqlSpan,
         name: String,
@@ -349,9 +333,9 @@ fn groups(s: &Select) -> bool {
 /// The name of `f` when it is an aggregate Polars gets wrong over a
 /// constant and none of its arguments reads a column (without FILTER).
 fn constant_aggregate(f: &Function) -> Option<String> {
-    let [ObjectNamePart::Identifier(ident)] = f.name.0.as_slice() else { return None };
-    let name = ident.value.to_lowercase();
-    if !WRONG_OVER_A_CONSTANT.contains(&name.as_str()) || f.filter.is_some() {
+    let ident = one_part_name(f)?;
+    let wrong = is_aggregate(f) && !RIGHT_OVER_A_CONSTANT.contains(&ident.value.to_lowercase().as_str());
+    if !wrong || f.filter.is_some() {
         return None;
     }
     let FunctionArguments::List(list) = &f.args else { return None };
@@ -375,9 +359,9 @@ fn ordered_window(f: &Function) -> Option<Trap> {
     if let Some(item) = spec.order_by.iter().find(|o| o.options.nulls_first.is_some()) {
         return Some(Trap::WindowNulls(item.span()));
     }
-    let [ObjectNamePart::Identifier(ident)] = f.name.0.as_slice() else { return None };
-    let name = ident.value.to_lowercase();
-    let wrong = !spec.order_by.is_empty() && is_aggregate(f) && !RUNNING.contains(&name.as_str());
+    let ident = one_part_name(f)?;
+    let running = RUNNING.contains(&ident.value.to_lowercase().as_str());
+    let wrong = !spec.order_by.is_empty() && is_aggregate(f) && !running;
     wrong.then(|| Trap::OrderedWindowAggregate { span: f.name.span(), name: ident.value.clone() })
 }
 
@@ -431,15 +415,20 @@ fn reads_a_column(e: &Expr) -> bool {
 }
 
 fn is_two_argument_log(f: &Function) -> bool {
-    let one_part_log =
-        matches!(f.name.0.as_slice(), [ObjectNamePart::Identifier(i)] if i.value.eq_ignore_ascii_case("log"));
-    one_part_log && matches!(&f.args, FunctionArguments::List(list) if list.args.len() == 2)
+    let log = one_part_name(f).is_some_and(|i| i.value.eq_ignore_ascii_case("log"));
+    log && matches!(&f.args, FunctionArguments::List(list) if list.args.len() == 2)
 }
 
 fn is_aggregate(f: &Function) -> bool {
+    one_part_name(f).is_some_and(|i| AGGREGATES.contains(&i.value.to_lowercase().as_str()))
+}
+
+/// The name of `f` when it is one plain identifier (as Polars resolves
+/// functions; the guard refuses qualified ones).
+fn one_part_name(f: &Function) -> Option<&Ident> {
     match f.name.0.as_slice() {
-        [ObjectNamePart::Identifier(ident)] => AGGREGATES.contains(&ident.value.to_lowercase().as_str()),
-        _ => false,
+        [ObjectNamePart::Identifier(ident)] => Some(ident),
+        _ => None,
     }
 }
 
