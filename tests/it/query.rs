@@ -22,6 +22,14 @@ fn query_ok(args: &[&str]) -> String {
     out
 }
 
+/// The error of `tracelab query SQL`, which must fail with exit code 1
+/// (an error in the query) and print nothing on stdout.
+fn query_refused(sql: &str) -> String {
+    let (code, out, err) = query(&[sql]);
+    assert_eq!((code, out.as_str()), (1, ""), "tracelab query {sql:?}\nstderr:\n{err}");
+    err
+}
+
 /// A parameter with a list of allowed values, and the values.
 type EnumParam = (String, Vec<String>);
 
@@ -197,21 +205,18 @@ fn the_issue_examples_run() {
 
 #[test]
 fn an_unknown_table_is_shown_in_the_query_and_the_tables_are_listed() {
-    let (code, _, err) = query(&["SELECT vc\nFROM philly_job"]);
-    assert_eq!(code, 1, "{err}");
+    let err = query_refused("SELECT vc\nFROM philly_job");
     assert!(err.contains("relation 'philly_job' was not found"), "{err}");
     assert!(err.contains("line 2, column 6") && err.contains("2 | FROM philly_job\n  |      ^^^^^^^^^^"), "{err}");
     assert!(err.contains("tables in this store: pai_jobs, ") && err.contains("helios_jobs"), "{err}");
-    let (code, _, err) = query(&["SELECT gpu FROM helios_jobs"]);
-    assert_eq!(code, 1, "{err}");
+    let err = query_refused("SELECT gpu FROM helios_jobs");
     assert!(err.contains("column 8") && err.contains("columns of helios_jobs: cluster, job_id"), "{err}");
 }
 
 #[test]
 fn two_result_columns_with_one_name_get_the_sql_fix() {
     // Polars names MIN(start_time) and MAX(start_time) both `start_time`.
-    let (code, _, err) = query(&["SELECT MIN(start_time), MAX(start_time) FROM pai_jobs"]);
-    assert_eq!(code, 1, "{err}");
+    let err = query_refused("SELECT MIN(start_time), MAX(start_time) FROM pai_jobs");
     assert!(err.contains("two columns of the result are named 'start_time'"), "{err}");
     // The second one is underlined: the one to rename.
     assert!(
@@ -221,12 +226,10 @@ fn two_result_columns_with_one_name_get_the_sql_fix() {
         "{err}"
     );
     assert!(err.contains("a name of its own: ... AS start_time_2") && !err.contains(".alias("), "{err}");
-    let (code, _, err) = query(&["SELECT status, COUNT(*), COUNT(*) FROM pai_jobs GROUP BY status"]);
-    assert_eq!(code, 1, "{err}");
+    let err = query_refused("SELECT status, COUNT(*), COUNT(*) FROM pai_jobs GROUP BY status");
     assert!(err.contains("named 'len'") && err.contains("column 26") && err.contains("COUNT(*) AS jobs"), "{err}");
     // The same column of two tables of a join.
-    let (code, _, err) = query(&["SELECT a.trace, b.trace FROM jobs a JOIN jobs b ON a.job_id = b.job_id"]);
-    assert_eq!(code, 1, "{err}");
+    let err = query_refused("SELECT a.trace, b.trace FROM jobs a JOIN jobs b ON a.job_id = b.job_id");
     assert!(err.contains("named 'trace'") && err.contains("column 19") && err.contains("AS trace_2"), "{err}");
     // Named, both run, and agree with the sample's job table read directly.
     let out = query_ok(&["SELECT COUNT(*) AS n, COUNT(end_time) AS ended FROM pai_jobs", "--format", "csv"]);
@@ -239,8 +242,7 @@ fn two_result_columns_with_one_name_get_the_sql_fix() {
 fn a_window_over_grouped_rows_is_refused_and_its_cte_form_answers() {
     // Polars would give every group 100 % here (the window runs inside each group).
     let grouped = "SELECT vc, COUNT(*) * 100.0 / SUM(COUNT(*)) OVER () AS pct FROM philly_jobs GROUP BY vc";
-    let (code, out, err) = query(&[grouped]);
-    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    let err = query_refused(grouped);
     assert!(err.contains("a window function (OVER) in a SELECT that aggregates") && err.contains("column 31"), "{err}");
     // The rewrite the hint gives: each virtual cluster's share of the jobs,
     // against counts taken from the Parquet file directly.
@@ -262,8 +264,7 @@ fn a_window_over_grouped_rows_is_refused_and_its_cte_form_answers() {
 #[test]
 fn is_not_true_is_refused_and_its_rewrite_counts_the_nulls() {
     // Polars would count 7,146 of the sample's jobs here, leaving out the NULL queue times.
-    let (code, _, err) = query(&["SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS NOT TRUE"]);
-    assert_eq!(code, 1, "{err}");
+    let err = query_refused("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS NOT TRUE");
     assert!(
         err.contains("would be false where the condition is NULL") && err.contains("NOT COALESCE(condition, FALSE)")
     );
@@ -278,8 +279,7 @@ fn is_not_true_is_refused_and_its_rewrite_counts_the_nulls() {
 #[test]
 fn sum_of_a_constant_is_refused_and_count_answers() {
     // Polars would answer 1 here, for every trace.
-    let (code, _, err) = query(&["SELECT trace, SUM(1) AS n FROM jobs GROUP BY trace ORDER BY trace"]);
-    assert_eq!(code, 1, "{err}");
+    let err = query_refused("SELECT trace, SUM(1) AS n FROM jobs GROUP BY trace ORDER BY trace");
     assert!(err.contains("`SUM` over a constant") && err.contains("column 15"), "{err}");
     let out = query_ok(&["SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY trace", "--format", "csv"]);
     let jobs = read_parquet(&sample_store().join("jobs.parquet"));
@@ -327,8 +327,7 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
         ("SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY MAX(run_s)", "MAX(run_s) AS some_name"),
         ("WITH jobs AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM jobs", "give the CTE another name"),
     ] {
-        let (code, _, err) = query(&[sql]);
-        assert_eq!(code, 1, "{sql}: {err}");
+        let err = query_refused(sql);
         assert!(err.contains(said), "{sql}: {err}");
         assert!(!err.contains("Ident {"), "the engine's parse-tree dump: {err}");
     }
