@@ -53,15 +53,24 @@ pub(crate) fn parse(sql: &str) -> Result<Vec<Statement>, ParserError> {
         .parse_statements()
 }
 
+/// A query that passed the guard: the statement as parsed, and the store's
+/// tables it reads (each once, in the order first named).
+#[derive(Debug)]
+pub struct Checked<'a> {
+    pub query: Query,
+    pub reads: Vec<&'a StoredTable>,
+}
+
 /// Checks that `sql` is a single read-only query over `tables` and returns
-/// it parsed; the error points at the offending name.
-pub fn check(sql: &str, tables: &[StoredTable]) -> Result<Query, QueryError> {
+/// it parsed, with the tables it reads; the error points at the offending
+/// name.
+pub fn check<'a>(sql: &str, tables: &'a [StoredTable]) -> Result<Checked<'a>, QueryError> {
     let statements = parse(sql).map_err(|e| diagnose::syntax(sql, &e.to_string()))?;
     let query = single_query(sql, statements)?;
-    let mut walker = ReadOnly { sql, tables, scopes: Vec::new() };
+    let mut walker = ReadOnly { sql, tables, scopes: Vec::new(), reads: Vec::new() };
     match query.visit(&mut walker) {
         ControlFlow::Break(e) => Err(e),
-        ControlFlow::Continue(()) => Ok(query),
+        ControlFlow::Continue(()) => Ok(Checked { query, reads: walker.reads }),
     }
 }
 
@@ -94,14 +103,16 @@ pub(super) fn at_span(sql: &str, span: SqlSpan, message: impl Into<String>) -> Q
     QueryError::at_line_col(sql, start.line as usize, start.column as usize, width as usize, message.into())
 }
 
-/// The walk: the CTE names in scope at each enclosing query.
-struct ReadOnly<'a> {
-    sql: &'a str,
+/// The walk: the CTE names in scope at each enclosing query, and the
+/// store's tables named so far.
+struct ReadOnly<'s, 'a> {
+    sql: &'s str,
     tables: &'a [StoredTable],
     scopes: Vec<Vec<String>>,
+    reads: Vec<&'a StoredTable>,
 }
 
-impl Visitor for ReadOnly<'_> {
+impl<'a> Visitor for ReadOnly<'_, 'a> {
     type Break = QueryError;
 
     fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<QueryError> {
@@ -172,13 +183,13 @@ impl Visitor for ReadOnly<'_> {
     }
 }
 
-impl ReadOnly<'_> {
+impl<'a> ReadOnly<'_, 'a> {
     fn refuse(&self, span: SqlSpan, message: String) -> ControlFlow<QueryError> {
         ControlFlow::Break(at_span(self.sql, span, message))
     }
 
     /// `TABLE name` is a query body naming a table without a FROM.
-    fn set_expr(&self, body: &SetExpr) -> ControlFlow<QueryError> {
+    fn set_expr(&mut self, body: &SetExpr) -> ControlFlow<QueryError> {
         match body {
             SetExpr::SetOperation { left, right, .. } => {
                 self.set_expr(left)?;
@@ -195,7 +206,7 @@ impl ReadOnly<'_> {
     /// A table reference: one unquoted or quoted name, registered or a CTE.
     /// Polars resolves only the first part of a qualified name, so
     /// `read_csv.x` or `jobs.x` would not mean what it says.
-    fn table_name(&self, name: &ObjectName) -> ControlFlow<QueryError> {
+    fn table_name(&mut self, name: &ObjectName) -> ControlFlow<QueryError> {
         match name.0.as_slice() {
             [ObjectNamePart::Identifier(ident)] => self.known(&ident.value, ident.span),
             _ => self.refuse(
@@ -205,9 +216,16 @@ impl ReadOnly<'_> {
         }
     }
 
-    fn known(&self, name: &str, span: SqlSpan) -> ControlFlow<QueryError> {
-        let registered = self.tables.iter().any(|t| t.table.sql_name() == name);
-        if registered || self.scopes.iter().flatten().any(|c| c == name) {
+    /// A name in FROM or `TABLE`: a CTE in scope, else a table of the store
+    /// (which the query then reads: no CTE may shadow one).
+    fn known(&mut self, name: &str, span: SqlSpan) -> ControlFlow<QueryError> {
+        if self.scopes.iter().flatten().any(|c| c == name) {
+            return ControlFlow::Continue(());
+        }
+        if let Some(t) = self.tables.iter().find(|t| t.table.sql_name() == name) {
+            if !self.reads.iter().any(|r| std::ptr::eq(*r, t)) {
+                self.reads.push(t);
+            }
             return ControlFlow::Continue(());
         }
         let message = format!("relation '{name}' was not found");

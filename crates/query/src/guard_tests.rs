@@ -204,3 +204,32 @@ fn a_cte_named_like_a_store_table_is_refused() {
     assert!(err.contains("the CTE `jobs` has the name of a table of the store") && err.contains("column 6"), "{err}");
     passes("WITH philly AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM philly");
 }
+
+/// The store tables `sql` reads, as the guard lists them.
+fn reads(sql: &str) -> Vec<&'static str> {
+    let tables = all_tables();
+    check(sql, &tables).unwrap_or_else(|e| panic!("{sql}: {e}")).reads.iter().map(|t| t.table.sql_name()).collect()
+}
+
+/// Only the tables a query reads are registered when it runs, so the guard
+/// must find each one wherever it is named: FROM, JOIN, a subquery in
+/// WHERE or SELECT, a CTE's body, either side of a UNION, `TABLE name`.
+#[test]
+fn the_guard_lists_every_table_a_query_reads_once() {
+    assert_eq!(reads("SELECT 1 AS x"), Vec::<&str>::new());
+    assert_eq!(
+        reads("SELECT * FROM jobs JOIN philly_jobs USING (job_id) JOIN jobs AS j2 USING (job_id)"),
+        ["jobs", "philly_jobs"]
+    );
+    assert_eq!(
+        reads("SELECT (SELECT COUNT(*) FROM helios_jobs) AS n FROM jobs WHERE trace IN (SELECT trace FROM pai_jobs)"),
+        ["helios_jobs", "jobs", "pai_jobs"]
+    );
+    assert_eq!(reads("WITH t AS (SELECT * FROM pai_tasks) SELECT * FROM t UNION ALL TABLE pai_tasks"), ["pai_tasks"]);
+    assert_eq!(
+        reads("SELECT * FROM philly_jobs UNION SELECT * FROM (SELECT * FROM helios_jobs) AS h"),
+        ["philly_jobs", "helios_jobs"]
+    );
+    // A CTE's name is not a table read.
+    assert_eq!(reads("WITH philly AS (SELECT 1 AS x) SELECT * FROM philly"), Vec::<&str>::new());
+}

@@ -27,25 +27,25 @@ use tracelab_store::{Store, StoredTable};
 
 pub use catalog::{Execution, NamedQuery, Param, ParamKind};
 
-/// A SQL engine over one store. Registering is lazy: a table is a Parquet
-/// scan, so a query reads only the columns and row groups it needs.
+/// A SQL engine over one store. A query's tables are registered when it
+/// runs, under their `sql_name()`, and only those it reads (as the guard
+/// found them): each is a Parquet scan, which opens the file, and
+/// registering all twenty tables of a three-trace store cost every query
+/// about 1 ms of CPU, a sixth of `SELECT 1`'s. A scan reads only the
+/// columns and row groups the query needs.
 pub struct Engine {
     ctx: SQLContext,
+    store: Store,
     tables: Vec<StoredTable>,
 }
 
 impl Engine {
-    /// Registers every table present in `store` under its `sql_name()`.
+    /// An engine over the tables present in `store`.
     pub fn new(store: &Store) -> Result<Engine> {
-        let ctx = SQLContext::new();
-        let tables = store.tables();
-        for t in &tables {
-            ctx.register(t.table.sql_name(), store.scan(t.table)?);
-        }
-        Ok(Engine { ctx, tables })
+        Ok(Engine { ctx: SQLContext::new(), store: store.clone(), tables: store.tables() })
     }
 
-    /// The registered tables, in documentation order.
+    /// The tables present in the store, in documentation order.
     pub fn tables(&self) -> &[StoredTable] {
         &self.tables
     }
@@ -55,8 +55,14 @@ impl Engine {
     /// error messages.
     pub fn run(&mut self, source: &str, sql: &str, execution: Execution) -> Result<DataFrame> {
         let located = |e: QueryError| Error::input(source, e.to_string());
-        let query = guard::check(sql, &self.tables).map_err(located)?;
-        wrong_answers::check(sql, &query).map_err(located)?;
+        let checked = guard::check(sql, &self.tables).map_err(located)?;
+        wrong_answers::check(sql, &checked.query).map_err(located)?;
+        for t in checked.reads {
+            let name = t.table.sql_name();
+            if !self.ctx.get_tables().iter().any(|r| r == name) {
+                self.ctx.register(name, self.store.scan(t.table)?);
+            }
+        }
         let lf = self.ctx.execute(sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
         let result = match execution {
             Execution::InMemory => lf.collect(),
