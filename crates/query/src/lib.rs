@@ -1,7 +1,7 @@
-//! SQL over the store (layer 1): the store's tables registered lazily under
+//! SQL over the store (layer 1): the tables a query reads registered under
 //! their stable SQL names in a Polars [`SQLContext`], the read-only guard,
-//! the refusal of what the engine would answer wrongly,
-//! the named-query catalog (`queries/*.sql`) with its parameters, errors that
+//! the refusal of what the engine would answer wrongly, the folding of
+//! constant WHERE conditions, the named-query catalog (`queries/*.sql`) with its parameters, errors that
 //! point into the query text, and the output writers.
 //!
 //! It imports only `schema`, `store` and `error`; the CLI (`cli::query`,
@@ -10,6 +10,7 @@
 
 pub mod catalog;
 mod diagnose;
+mod fold;
 mod guard;
 mod lex;
 pub mod output;
@@ -55,15 +56,21 @@ impl Engine {
     /// error messages.
     pub fn run(&mut self, source: &str, sql: &str, execution: Execution) -> Result<DataFrame> {
         let located = |e: QueryError| Error::input(source, e.to_string());
-        let checked = guard::check(sql, &self.tables).map_err(located)?;
+        let mut checked = guard::check(sql, &self.tables).map_err(located)?;
         wrong_answers::check(sql, &checked.query).map_err(located)?;
+        // The engine parses the query again: the folded text when anything
+        // was folded (printed from the parsed statement, which sqlparser
+        // prints back in a form it parses to the same statement), else the
+        // text as written.
+        let folded = fold::where_constants(&mut checked.query).then(|| checked.query.to_string());
+        let engine_sql = folded.as_deref().unwrap_or(sql);
         for t in checked.reads {
             let name = t.table.sql_name();
             if !self.ctx.get_tables().iter().any(|r| r == name) {
                 self.ctx.register(name, self.store.scan(t.table)?);
             }
         }
-        let lf = self.ctx.execute(sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
+        let lf = self.ctx.execute(engine_sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
         let result = match execution {
             Execution::InMemory => lf.collect(),
             Execution::Streaming => {
