@@ -306,6 +306,28 @@ fn sum_of_a_constant_is_refused_and_count_answers() {
     assert_eq!(out, want);
 }
 
+/// What `query` prints for a timestamp (RFC 3339 UTC) reads back in a
+/// WHERE, also with another offset for the same instant; the count is the
+/// one for the same time written without a zone, which Polars reads as UTC.
+#[test]
+fn a_printed_timestamp_reads_back_in_a_where() {
+    let printed = query_ok(&["SELECT MAX(submit_time) AS t FROM philly_jobs", "--format", "csv"]);
+    let printed = printed.lines().nth(1).unwrap().to_string();
+    assert!(printed.ends_with('Z') && printed.contains('T'), "{printed}");
+    let count = |time: &str| {
+        let sql = format!("SELECT COUNT(*) AS n FROM philly_jobs AS j WHERE j.submit_time >= '{time}'");
+        query_ok(&[sql.as_str(), "--format", "csv"])
+    };
+    let plain = printed.replace('T', " ").replace('Z', "");
+    assert_eq!(count(&plain), "n\n1\n", "{plain}");
+    assert_eq!(count(&printed), count(&plain), "{printed}");
+    // The same instant eight hours ahead (a time in Shanghai).
+    let utc = chrono::DateTime::parse_from_rfc3339(&printed).unwrap();
+    let shanghai = utc.with_timezone(&chrono::FixedOffset::east_opt(8 * 3600).unwrap()).to_rfc3339();
+    assert!(shanghai.ends_with("+08:00"), "{shanghai}");
+    assert_eq!(count(&shanghai), count(&plain), "{shanghai}");
+}
+
 #[test]
 fn sql_the_engine_lacks_gets_what_to_write_instead() {
     // (query, what the error must say)
@@ -324,6 +346,15 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
         (
             "SELECT COUNT(*) AS n FROM jobs WHERE submit_time >= TIMESTAMP '2017-11-03 00:00:00'",
             "compare with a string",
+        ),
+        (
+            "WITH t AS (SELECT submit_time AS s FROM jobs) \
+             SELECT COUNT(*) AS n FROM t WHERE s > '2017-11-03T00:00:00Z'",
+            "rather than '2017-10-01T08:00:00Z'",
+        ),
+        (
+            "SELECT COUNT(*) AS n FROM jobs WHERE submit_time > CAST('2017-11-03' AS TIMESTAMP)",
+            "with the string itself",
         ),
         ("SELECT COUNT(*) AS n FROM jobs WHERE (queue_s > 100) IS UNKNOWN", "write (condition) IS NULL"),
         (

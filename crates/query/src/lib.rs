@@ -1,7 +1,8 @@
 //! SQL over the store (layer 1): the tables a query reads registered under
 //! their stable SQL names in a Polars [`SQLContext`], the read-only guard,
 //! the refusal of what the engine would answer wrongly, the folding of
-//! constant WHERE conditions, the named-query catalog (`queries/*.sql`) with its parameters, errors that
+//! constant WHERE conditions and of zoned time literals to UTC, the
+//! named-query catalog (`queries/*.sql`) with its parameters, errors that
 //! point into the query text, and the output writers.
 //!
 //! It imports only `schema`, `store` and `error`; the CLI (`cli::query`,
@@ -16,6 +17,7 @@ mod lex;
 pub mod output;
 pub mod params;
 pub mod tables;
+mod utc_literals;
 mod wrong_answers;
 
 use std::fmt;
@@ -58,12 +60,14 @@ impl Engine {
         let located = |e: QueryError| Error::input(source, e.to_string());
         let mut checked = guard::check(sql, &self.tables).map_err(located)?;
         wrong_answers::check(sql, &checked.query).map_err(located)?;
-        // The engine parses the query again: the folded text when anything
-        // was folded (printed from the parsed statement, which sqlparser
-        // prints back in a form it parses to the same statement), else the
-        // text as written.
-        let folded = fold::where_constants(&mut checked.query).then(|| checked.query.to_string());
-        let engine_sql = folded.as_deref().unwrap_or(sql);
+        // The engine parses the query again: the rewritten text when a WHERE
+        // was folded or a zoned time literal made UTC (printed from the parsed
+        // statement, which sqlparser prints back in a form it parses to the
+        // same statement), else the text as written.
+        let folded = fold::where_constants(&mut checked.query);
+        let utc = utc_literals::to_utc(&mut checked.query, &checked.reads);
+        let rewritten = (folded || utc).then(|| checked.query.to_string());
+        let engine_sql = rewritten.as_deref().unwrap_or(sql);
         for t in checked.reads {
             let name = t.table.sql_name();
             if !self.ctx.get_tables().iter().any(|r| r == name) {
