@@ -106,12 +106,16 @@ const KNOWN_FAILURES: &[(&[&str], &str)] = &[
         "the store's timestamps are UTC instants and a TIMESTAMP literal has no time zone; compare with a \
          string instead, read as UTC: submit_time >= '2017-10-01' or '2017-10-01 08:00:00'",
     ),
-    // A zoned string against a timestamp the rewrite did not see as a store
-    // column (a CTE's renamed column, an expression): see utc_literals.
+    // A string against a computed time (`submit_time + INTERVAL ...`), or a
+    // zoned string against a column the rewrite does not know (a CTE's
+    // renamed column): see utc_literals.
     (
         &["cannot compare 'date/datetime/time' to a string value"],
-        "write the time without a zone, in UTC: '2017-10-01 08:00:00' rather than '2017-10-01T08:00:00Z' \
-         (a zone is understood only next to a column of the store, such as submit_time >= '...Z')",
+        "a string compares with a time only beside a column, read as UTC and without a zone unless the column \
+         is the store's: s > '2017-10-01 08:00:00', not '2017-10-01T08:00:00Z'. For a computed time, move the \
+         arithmetic to the string's side (submit_time > '2017-09-30 16:00:00' for submit_time + INTERVAL \
+         '8 hours' > '2017-10-01') or compare text: strftime(submit_time + INTERVAL '8 hours', '%Y-%m-%d') \
+         >= '2017-10-01'",
     ),
     (
         &["conversion from `str` to `datetime"],
