@@ -10,20 +10,44 @@ mod cli;
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Has mimalloc return freed memory to the system at once instead of after
-/// its purge delay (10 ms by default). `simulate` frees the hundreds of MB
-/// it read from the store's PAI tables just before building as much again
-/// for the workload; with the delay both stayed resident: the full-scale
-/// PAI replay peaked at 1.06-1.14 GB, without it at 0.82-0.83 GB, for
-/// about 0.5 s more (bench/simulate.py). Other verbs keep the default.
-pub fn purge_freed_memory_at_once() {
-    // `mi_option_purge_delay` is option 15 of mimalloc's `mi_option_t`
-    // (include/mimalloc.h, v2 and v3); libmimalloc-sys 0.1.49 names only
-    // the options before it.
-    const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+/// mimalloc's `mi_option_purge_delay`: how long freed memory stays with
+/// the process before it is returned to the system (10 ms by default; 0 at
+/// once, -1 never). It is option 15 of `mi_option_t` (include/mimalloc.h,
+/// v2 and v3); libmimalloc-sys 0.1.49 names only the options before it.
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+fn set_purge_delay(ms: std::os::raw::c_long) {
     // SAFETY: mimalloc allows setting an option at any time; it is a store
     // of an integer it reads when it next purges.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, ms) }
+}
+
+/// Has mimalloc return freed memory to the system at once instead of after
+/// its purge delay. `simulate` frees the hundreds of MB it read from the
+/// store's PAI tables just before building as much again for the workload;
+/// with the delay both stayed resident: the full-scale PAI replay peaked at
+/// 1.06-1.14 GB, without it at 0.82-0.83 GB, for about 0.5 s more
+/// (bench/simulate.py).
+pub fn purge_freed_memory_at_once() {
+    set_purge_delay(0);
+}
+
+/// Runs `work` with mimalloc keeping the memory it frees for reuse, then
+/// restores the purge delay. An ingest frees and allocates column buffers
+/// for every row group; returned to the system after 10 ms, each came back
+/// as fresh pages the kernel had to zero again. Ingesting the three
+/// full-scale traces took 33-40 s (4-17 s of it in the kernel) and peaked
+/// at 1.06-1.11 GB; keeping the memory, 30-31 s (2.1-2.6 s) and 1.22-1.28
+/// GB, with the same Parquet bytes. The analyses
+/// keep the default: never purging took the full-scale report from 2.7 to
+/// 3.5 GB.
+pub fn keeping_freed_memory<T>(work: impl FnOnce() -> T) -> T {
+    // SAFETY: reading an option is a load of an integer.
+    let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
+    set_purge_delay(-1);
+    let out = work();
+    set_purge_delay(before);
+    out
 }
 
 /// Makes Polars' in-memory engine aggregate every group in row order.

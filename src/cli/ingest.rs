@@ -53,7 +53,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = plan(&args)?;
-    let report = ingest::run(&plan, super::progress::ingest(args.quiet))
+    let report = crate::keeping_freed_memory(|| ingest::run(&plan, super::progress::ingest(args.quiet)))
         .with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !args.quiet {
         super::out(&summary(&report))?;

@@ -34,7 +34,7 @@ pub fn open(path: &Path) -> anyhow::Result<Store> {
 /// Ingests `plan` (a no-op when nothing changed), saying which traces were
 /// ingested unless `quiet`, then opens the store.
 pub fn ingest_then_open(plan: &Plan, quiet: bool) -> anyhow::Result<Store> {
-    let report = ingest::run(plan, super::progress::ingest(quiet))
+    let report = crate::keeping_freed_memory(|| ingest::run(plan, super::progress::ingest(quiet)))
         .with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !quiet {
         for t in report.traces.iter().filter(|t| matches!(t, ingest::TraceResult::Ingested { .. })) {
