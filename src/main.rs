@@ -38,9 +38,8 @@ pub fn purge_freed_memory_at_once() {
 /// as fresh pages the kernel had to zero again. Ingesting the three
 /// full-scale traces took 33-40 s (4-17 s of it in the kernel) and peaked
 /// at 1.06-1.11 GB; keeping the memory, 30-31 s (2.1-2.6 s) and 1.22-1.28
-/// GB, with the same Parquet bytes. The analyses
-/// keep the default: never purging took the full-scale report from 2.7 to
-/// 3.5 GB.
+/// GB, with the same Parquet bytes. The analyses keep the default: never
+/// purging took the full-scale report from 2.7 to 3.5 GB.
 pub fn keeping_freed_memory<T>(work: impl FnOnce() -> T) -> T {
     // SAFETY: reading an option is a load of an integer.
     let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };

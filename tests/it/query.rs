@@ -121,9 +121,9 @@ fn ad_hoc_sql_idioms_agree_with_duckdb() {
 
 /// A bundled query that opts into the streaming engine (`-- engine:
 /// streaming`) must print the same bytes on every run and the same as the
-/// in-memory engine, and write the same Parquet file on every run. Small morsels (64 rows) make the sample store arrive
-/// in many pieces that the threads take in a varying order, as a
-/// full-scale table does; the in-memory reference is the same file with
+/// in-memory engine, and write the same Parquet file on every run. Small
+/// morsels (64 rows) make the sample store arrive in many pieces that the
+/// threads take in a varying order, as a full-scale table does; the in-memory reference is the same file with
 /// the engine line removed, run with `-f`. Every allowed value of a listed
 /// parameter is run, with `top` raised so that every joined row is printed.
 #[test]

@@ -18,7 +18,7 @@
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{BinaryOperator, Expr, Query, Select, UnaryOperator, Value, VisitMut, VisitorMut};
+use sqlparser::ast::{BinaryOperator, Expr, Query, Select, UnaryOperator, Value, ValueWithSpan, VisitMut, VisitorMut};
 
 /// Folds the constant parts of every WHERE clause in `query` (subqueries
 /// and CTEs included); true when anything changed.
@@ -95,10 +95,7 @@ fn same_literal(a: &Expr, b: &Expr) -> Option<bool> {
 
 fn boolean(e: &Expr) -> Option<bool> {
     match e {
-        Expr::Value(v) => match v.value {
-            Value::Boolean(b) => Some(b),
-            _ => None,
-        },
+        Expr::Value(ValueWithSpan { value: Value::Boolean(b), .. }) => Some(*b),
         _ => None,
     }
 }

@@ -10,20 +10,12 @@ use polars::sql::SQLContext;
 
 use super::*;
 
-/// Every table of the schema, as a store holding all of them would list.
-fn all_tables() -> Vec<StoredTable> {
-    tracelab_schema::all_tables()
-        .into_iter()
-        .map(|table| StoredTable { table, path: std::path::PathBuf::from("/nonexistent") })
-        .collect()
-}
-
 fn refused(sql: &str) -> String {
-    check(sql, &all_tables()).expect_err(sql).to_string()
+    check(sql, &crate::every_schema_table()).expect_err(sql).to_string()
 }
 
 fn passes(sql: &str) {
-    if let Err(e) = check(sql, &all_tables()) {
+    if let Err(e) = check(sql, &crate::every_schema_table()) {
         panic!("{sql}: {e}");
     }
 }
@@ -164,7 +156,7 @@ fn a_cte_name_is_a_table_only_inside_its_query() {
 fn every_bundled_query_passes_the_guard() {
     for q in crate::catalog::bundled().unwrap() {
         let sql = crate::params::bind(&q, &Default::default()).unwrap();
-        check(&sql, &all_tables()).unwrap_or_else(|e| panic!("{}: {e}", q.name));
+        check(&sql, &crate::every_schema_table()).unwrap_or_else(|e| panic!("{}: {e}", q.name));
     }
 }
 
@@ -207,7 +199,7 @@ fn a_cte_named_like_a_store_table_is_refused() {
 
 /// The store tables `sql` reads, as the guard lists them.
 fn reads(sql: &str) -> Vec<&'static str> {
-    let tables = all_tables();
+    let tables = crate::every_schema_table();
     check(sql, &tables).unwrap_or_else(|e| panic!("{sql}: {e}")).reads.iter().map(|t| t.table.sql_name()).collect()
 }
 

@@ -152,3 +152,13 @@ impl fmt::Display for QueryError {
 }
 
 impl std::error::Error for QueryError {}
+
+/// Every table of the schema, as a store holding all of them lists them
+/// (the files are not opened): for the tests of the guard and the rewrites.
+#[cfg(test)]
+fn every_schema_table() -> Vec<StoredTable> {
+    tracelab_schema::all_tables()
+        .into_iter()
+        .map(|table| StoredTable { table, path: std::path::PathBuf::from("/nonexistent") })
+        .collect()
+}

@@ -95,17 +95,12 @@ fn rewrite(e: &mut Expr) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     use super::*;
     use crate::guard;
 
     /// The query's text after the rewrite, or None when nothing changed.
     fn utc_sql(sql: &str) -> Option<String> {
-        let tables: Vec<StoredTable> = tracelab_schema::all_tables()
-            .into_iter()
-            .map(|table| StoredTable { table, path: PathBuf::from("/nonexistent") })
-            .collect();
+        let tables = crate::every_schema_table();
         let mut checked = guard::check(sql, &tables).unwrap();
         to_utc(&mut checked.query, &checked.reads).then(|| checked.query.to_string())
     }
