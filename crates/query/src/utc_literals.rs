@@ -11,15 +11,20 @@
 //! a `T` or a space between date and time), is rewritten as the same
 //! instant in UTC without a zone: `'2017-11-02 06:07:32'` for
 //! `'2017-11-02T14:07:32+08:00'`. A string compared with anything else,
-//! and a string without a zone, are left as written. Columns are matched
-//! by name: a CTE that gave a timestamp column's name to text would have
-//! its zoned literals rewritten too (the engine would then compare text
-//! with text, without the zone).
+//! and a string without a zone, are left as written.
+//!
+//! Columns are matched by name, so a name the query itself gives to
+//! something else (`CAST(start_time AS VARCHAR) AS start_time` in a CTE,
+//! `WITH t(start_time) AS ...`, `AS t(start_time)`) is not taken for the
+//! store's column anywhere in that query: rewriting there would compare
+//! text with other text. Its zoned literals are left as written, and the
+//! engine's error (with tracelab's hint) says so, rather than an answer
+//! that is silently wrong.
 
 use std::ops::ControlFlow;
 
 use chrono::DateTime;
-use sqlparser::ast::{BinaryOperator, Expr, Query, Value, VisitMut, VisitorMut};
+use sqlparser::ast::{BinaryOperator, Expr, Query, SelectItem, SetExpr, TableFactor, Value, VisitMut, VisitorMut};
 
 use tracelab_schema::ColType;
 use tracelab_store::StoredTable;
@@ -27,14 +32,59 @@ use tracelab_store::StoredTable;
 /// Rewrites the zoned time literals compared with a timestamp column of
 /// `reads` (the tables the query reads); true when any was rewritten.
 pub(crate) fn to_utc(query: &mut Query, reads: &[&StoredTable]) -> bool {
-    let mut rewriter = Rewriter { reads, changed: false };
+    let mut names = Redefined::default();
+    let _ = query.visit(&mut names);
+    let mut rewriter = Rewriter { reads, redefined: names.0, changed: false };
     let _ = query.visit(&mut rewriter);
     rewriter.changed
 }
 
 struct Rewriter<'a> {
     reads: &'a [&'a StoredTable],
+    /// Column names the query defines itself ([`Redefined`]).
+    redefined: Vec<String>,
     changed: bool,
+}
+
+/// The column names a query gives to expressions of its own: `expr AS
+/// name` where `expr` is not the column `name` itself, and the column
+/// lists of CTEs and table aliases (`WITH t(name)`, `AS t(name)`).
+#[derive(Default)]
+struct Redefined(Vec<String>);
+
+impl VisitorMut for Redefined {
+    type Break = ();
+
+    fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+        let ctes = q.with.iter().flat_map(|w| &w.cte_tables);
+        self.0.extend(ctes.flat_map(|c| &c.alias.columns).map(|c| c.name.value.clone()));
+        if let SetExpr::Select(select) = q.body.as_ref() {
+            for item in &select.projection {
+                if let SelectItem::ExprWithAlias { expr, alias } = item {
+                    if column_name(expr) != Some(&alias.value) {
+                        self.0.push(alias.value.clone());
+                    }
+                }
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn pre_visit_table_factor(&mut self, t: &mut TableFactor) -> ControlFlow<()> {
+        if let TableFactor::Table { alias: Some(a), .. } | TableFactor::Derived { alias: Some(a), .. } = t {
+            self.0.extend(a.columns.iter().map(|c| c.name.value.clone()));
+        }
+        ControlFlow::Continue(())
+    }
+}
+
+/// The column a plain reference names (`submit_time`, `j.submit_time`).
+fn column_name(e: &Expr) -> Option<&String> {
+    match e {
+        Expr::Identifier(i) => Some(&i.value),
+        Expr::CompoundIdentifier(parts) => parts.last().map(|i| &i.value),
+        _ => None,
+    }
 }
 
 impl VisitorMut for Rewriter<'_> {
@@ -60,17 +110,12 @@ impl VisitorMut for Rewriter<'_> {
 
 impl Rewriter<'_> {
     /// A column reference (`submit_time`, `j.submit_time`) whose name is a
-    /// timestamp column of a table the query reads.
+    /// timestamp column of a table the query reads, and that the query does
+    /// not define itself.
     fn is_timestamp_column(&self, e: &Expr) -> bool {
-        let name = match e {
-            Expr::Identifier(i) => &i.value,
-            Expr::CompoundIdentifier(parts) => match parts.last() {
-                Some(i) => &i.value,
-                None => return false,
-            },
-            _ => return false,
-        };
-        self.reads.iter().flat_map(|t| t.table.columns).any(|c| c.name == name && c.ty == ColType::Timestamp)
+        let Some(name) = column_name(e) else { return false };
+        !self.redefined.contains(name)
+            && self.reads.iter().flat_map(|t| t.table.columns).any(|c| c.name == name && c.ty == ColType::Timestamp)
     }
 }
 
@@ -115,6 +160,12 @@ mod tests {
         let sql = "SELECT * FROM jobs WHERE start_time BETWEEN '2020-07-01T00:00:00Z' AND '2020-07-02T00:00:00-01:00'";
         let want = "SELECT * FROM jobs WHERE start_time BETWEEN '2020-07-01 00:00:00' AND '2020-07-02 01:00:00'";
         assert_eq!(utc_sql(sql).unwrap(), want);
+        // Naming the store's column again, or another column, is no redefinition.
+        let sql = "SELECT j.submit_time AS submit_time, submit_time AS t FROM jobs AS j \
+                   WHERE submit_time >= '2017-11-02T14:07:32Z'";
+        let want = "SELECT j.submit_time AS submit_time, submit_time AS t FROM jobs AS j \
+                    WHERE submit_time >= '2017-11-02 14:07:32'";
+        assert_eq!(utc_sql(sql).unwrap(), want);
     }
 
     #[test]
@@ -128,6 +179,13 @@ mod tests {
             "SELECT * FROM jobs WHERE run_s > '2017-11-02T14:07:32Z'",
             // Not RFC 3339.
             "SELECT * FROM jobs WHERE submit_time >= '2017-11-02T14:07Z'",
+            // The query's own column of that name, wherever it is compared.
+            "WITH t AS (SELECT CAST(submit_time AS VARCHAR) AS submit_time FROM jobs) \
+             SELECT * FROM t WHERE submit_time >= '2017-11-02T14:07:32Z'",
+            "WITH t (submit_time) AS (SELECT job_id FROM jobs) SELECT * FROM t WHERE submit_time = '2017-11-02T14:07:32Z'",
+            "SELECT * FROM (SELECT job_id FROM jobs) AS t (end_time) WHERE end_time < '2017-11-02T14:07:32Z'",
+            "SELECT * FROM jobs WHERE submit_time >= '2017-11-02T14:07:32Z' AND job_id IN \
+             (SELECT 'x' AS submit_time FROM jobs)",
         ] {
             assert_eq!(utc_sql(sql), None, "{sql}");
         }
