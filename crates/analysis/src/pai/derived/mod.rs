@@ -25,7 +25,7 @@
 //! ([`build`]); ingest deletes the old ones. While `key.json` and every
 //! frame file exist the frames are read. The build keys the instance table
 //! one join key at a time, so at most one key's strings are in memory
-//! (peak about 1.5 GB at full scale, 6-8 s on 2 cores); the files take
+//! (peak about 1.5 GB at full scale, 5-6 s on 2 cores); the files take
 //! 190 MB.
 //!
 //! Writes are atomic: every frame is written under a temporary name and
