@@ -30,6 +30,7 @@ mod testkit;
 
 pub use declare::{describe, About, Analysis, Analyze, Memory, Published, Scope};
 pub use output::{Body, Cell, Headline, Output, Part, ResultTable};
+pub use pai::derived::around_build as around_pai_derived_build;
 pub use pai::derived::on_progress as on_pai_derived_progress;
 pub use params::{Args, Kind, ParamSpec};
 pub use registry::{find, registry};

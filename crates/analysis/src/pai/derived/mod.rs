@@ -128,11 +128,27 @@ fn progress(step: Option<&str>) {
     }
 }
 
+/// What every rebuild runs inside: the binary runs it without transparent
+/// huge pages (src/main.rs); by default it runs as it is.
+type Around = Box<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
+static AROUND: std::sync::OnceLock<Around> = std::sync::OnceLock::new();
+
+/// Sets what every rebuild runs inside (once per process; later calls are
+/// ignored). `around` must call the function it is given, once.
+pub fn around_build(around: impl Fn(&mut dyn FnMut()) + Send + Sync + 'static) {
+    let _ = AROUND.set(Box::new(around));
+}
+
 /// Builds every frame and publishes them in `entry`.
 fn rebuild(store: &Store, entry: &CacheEntry) -> Result<()> {
-    let built = rebuild_steps(store, entry);
+    let mut built = None;
+    let mut steps = || built = Some(rebuild_steps(store, entry));
+    match AROUND.get() {
+        Some(around) => around(&mut steps),
+        None => steps(),
+    }
     progress(None);
-    built
+    built.expect("the hook around the derived-frame build runs it")
 }
 
 fn rebuild_steps(store: &Store, entry: &CacheEntry) -> Result<()> {
