@@ -86,9 +86,9 @@ fn warn_without_polars_deprecations() {
 /// memory it maps, and the kernel zeroes each 2 MB page whole when it is
 /// first touched. For the PAI derived-frame build, which fills and frees
 /// gigabytes of join buffers, that zeroing was a quarter of its samples:
-/// at full scale it took 5.6-6.6 s (1.9-3.4 s in the kernel) with huge
-/// pages and 5.2-5.5 s (1.0-1.4 s) without, peak 1.50 and 1.43 GB, the
-/// same bytes. Only the build: a warm analysis or a query took 20-50 %
+/// at full scale it took 6.0-7.0 s (2.2-3.7 s in the kernel) with huge
+/// pages and 5.3-5.8 s (1.1-1.8 s) without, peak 1.46-1.49 and 1.43-1.49
+/// GB, the same bytes. Only the build: a warm analysis or a query took 20-50 %
 /// more CPU without them (many more, smaller page faults).
 fn without_huge_pages(work: &mut dyn FnMut()) {
     #[cfg(target_os = "linux")]
