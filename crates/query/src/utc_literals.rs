@@ -24,7 +24,7 @@
 use std::ops::ControlFlow;
 
 use chrono::DateTime;
-use sqlparser::ast::{BinaryOperator, Expr, Query, SelectItem, SetExpr, TableFactor, Value, VisitMut, VisitorMut};
+use sqlparser::ast::{BinaryOperator, Expr, Query, Select, SelectItem, TableFactor, Value, VisitMut, VisitorMut};
 
 use tracelab_schema::ColType;
 use tracelab_store::StoredTable;
@@ -58,12 +58,15 @@ impl VisitorMut for Redefined {
     fn pre_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
         let ctes = q.with.iter().flat_map(|w| &w.cte_tables);
         self.0.extend(ctes.flat_map(|c| &c.alias.columns).map(|c| c.name.value.clone()));
-        if let SetExpr::Select(select) = q.body.as_ref() {
-            for item in &select.projection {
-                if let SelectItem::ExprWithAlias { expr, alias } = item {
-                    if column_name(expr) != Some(&alias.value) {
-                        self.0.push(alias.value.clone());
-                    }
+        ControlFlow::Continue(())
+    }
+
+    /// Every SELECT, the branches of a UNION included.
+    fn pre_visit_select(&mut self, select: &mut Select) -> ControlFlow<()> {
+        for item in &select.projection {
+            if let SelectItem::ExprWithAlias { expr, alias } = item {
+                if column_name(expr) != Some(&alias.value) {
+                    self.0.push(alias.value.clone());
                 }
             }
         }
@@ -186,6 +189,8 @@ mod tests {
             "SELECT * FROM (SELECT job_id FROM jobs) AS t (end_time) WHERE end_time < '2017-11-02T14:07:32Z'",
             "SELECT * FROM jobs WHERE submit_time >= '2017-11-02T14:07:32Z' AND job_id IN \
              (SELECT 'x' AS submit_time FROM jobs)",
+            "SELECT * FROM (SELECT job_id FROM jobs UNION ALL SELECT job_id AS submit_time FROM jobs) AS t \
+             WHERE submit_time > '2017-11-02T14:07:32Z'",
         ] {
             assert_eq!(utc_sql(sql), None, "{sql}");
         }
