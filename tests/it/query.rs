@@ -123,9 +123,10 @@ fn ad_hoc_sql_idioms_agree_with_duckdb() {
 /// streaming`) must print the same bytes on every run and the same as the
 /// in-memory engine, and write the same Parquet file on every run. Small
 /// morsels (64 rows) make the sample store arrive in many pieces that the
-/// threads take in a varying order, as a full-scale table does; the in-memory reference is the same file with
-/// the engine line removed, run with `-f`. Every allowed value of a listed
-/// parameter is run, with `top` raised so that every joined row is printed.
+/// threads take in a varying order, as a full-scale table does; the
+/// in-memory reference is the same file with the engine line removed, run
+/// with `-f`. Every allowed value of a listed parameter is run, with `top`
+/// raised so that every joined row is printed.
 #[test]
 fn a_streaming_named_query_prints_what_the_in_memory_engine_prints_on_every_run() {
     let dir = tempfile::tempdir().unwrap();
