@@ -97,8 +97,8 @@ const KNOWN_FAILURES: &[(&[&str], &str)] = &[
     ),
     (
         &["sort expressions must have same length as DataFrame"],
-        "an ORDER BY over an aggregate is not supported: name it in the SELECT list (COUNT(*) AS n) \
-         and ORDER BY the name (ORDER BY n DESC)",
+        "an ORDER BY over an aggregate the SELECT list does not have is not supported: add it to the \
+         SELECT list (COUNT(*) AS n) and ORDER BY it (ORDER BY n DESC)",
     ),
     // A TIMESTAMP literal (no zone) against the store's UTC timestamps.
     (
@@ -231,7 +231,10 @@ fn unsupported_expression(sql: &str, message: &str) -> Option<QueryError> {
 /// own message suggests `.alias(...)`, its Python and Rust API.
 fn duplicate_name(sql: &str, name: &str) -> QueryError {
     let message = format!("two columns of the result are named '{name}'");
-    // COUNT(*) is named `len`, a name the query itself does not spell.
+    if !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return duplicate_expression(sql, name, message);
+    }
+    // COUNT(*) in a subquery is named `len`, a name the query does not spell.
     let spelled = |t: &&lex::Token| {
         if name == "len" {
             t.is_word(sql, "count")
@@ -247,9 +250,24 @@ fn duplicate_name(sql: &str, name: &str) -> QueryError {
         _ => format!("... AS {name}_2"),
     };
     err.with_hint(format!(
-        "an expression without AS is named after the column it reads (COUNT(*) is named len); \
-         give the underlined one a name of its own: {example}"
+        "a column keeps its name, and inside a subquery or CTE an expression without AS is named after the \
+         column it reads (COUNT(*) is named len); give the underlined one a name of its own: {example}"
     ))
+}
+
+/// Two result columns named after one expression's text (the result names
+/// a computed column as written, [`super::result_names`]): the second
+/// place the text is spelled so is underlined.
+fn duplicate_expression(sql: &str, name: &str, message: String) -> QueryError {
+    let hint = format!(
+        "a computed column without AS is named as written; give the underlined one a name of its own: {name} AS \
+         another_name"
+    );
+    let Some(second) = sql.match_indices(name).nth(1) else {
+        return QueryError::plain(message).with_hint(hint);
+    };
+    let width = name.chars().count();
+    QueryError { message, at: Some(Span::of(sql, second.0, width)), hint: None }.with_hint(hint)
 }
 
 /// The error underlining the first identifier of `sql` spelled `name`.

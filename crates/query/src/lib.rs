@@ -1,9 +1,10 @@
 //! SQL over the store (layer 1): the tables a query reads registered under
 //! their stable SQL names in a Polars [`SQLContext`], the read-only guard,
-//! the refusal of what the engine would answer wrongly, the folding of
-//! constant WHERE conditions and of zoned time literals to UTC, the
-//! named-query catalog (`queries/*.sql`) with its parameters, errors that
-//! point into the query text, and the output writers.
+//! the refusal of what the engine would answer wrongly, the result's
+//! column names and ORDER BY over them, the folding of constant WHERE
+//! conditions and of zoned time literals to UTC, the named-query catalog
+//! (`queries/*.sql`) with its parameters, errors that point into the query
+//! text, and the output writers.
 //!
 //! It imports only `schema`, `store` and `error`; the CLI (`cli::query`,
 //! `cli::tables`) decides formats and prints. Nothing here writes a file
@@ -16,6 +17,7 @@ mod guard;
 mod lex;
 pub mod output;
 pub mod params;
+mod result_names;
 pub mod tables;
 mod utc_literals;
 mod wrong_answers;
@@ -60,13 +62,16 @@ impl Engine {
         let located = |e: QueryError| Error::input(source, e.to_string());
         let mut checked = guard::check(sql, &self.tables).map_err(located)?;
         wrong_answers::check(sql, &checked.query).map_err(located)?;
-        // The engine parses the query again: the rewritten text when a WHERE
-        // was folded or a zoned time literal made UTC (printed from the parsed
+        // The engine parses the query again: the rewritten text when a
+        // computed column was named, an ORDER BY pointed at a column, a WHERE
+        // folded or a zoned time literal made UTC (printed from the parsed
         // statement, which sqlparser prints back in a form it parses to the
-        // same statement), else the text as written.
+        // same statement), else the text as written. Names first, so that
+        // they are the expressions as written.
+        let named = result_names::name_and_order(&mut checked.query);
         let folded = fold::where_constants(&mut checked.query);
         let utc = utc_literals::to_utc(&mut checked.query, &checked.reads);
-        let rewritten = (folded || utc).then(|| checked.query.to_string());
+        let rewritten = (named || folded || utc).then(|| checked.query.to_string());
         let engine_sql = rewritten.as_deref().unwrap_or(sql);
         for t in checked.reads {
             let name = t.table.sql_name();
