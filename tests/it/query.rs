@@ -411,7 +411,8 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
             "SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace HAVING COUNT(*) > 9 AND trace <> 'pai'",
             "goes in WHERE",
         ),
-        ("SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY MAX(run_s)", "MAX(run_s) AS some_name"),
+        ("SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY MAX(run_s)", "needs MAX(run_s) in the SELECT"),
+        ("SELECT COUNT(*) AS n FROM jobs HAVING COUNT(*) > 5", "WHERE n > 5"),
         ("WITH jobs AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM jobs", "give the CTE another name"),
     ] {
         let err = query_refused(sql);
@@ -421,6 +422,8 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
     // The rewrites the hints give answer what the originals ask, checked
     // against the unified jobs table read directly.
     let jobs = read_parquet(&sample_store().join("jobs.parquet"));
+    let outer = "SELECT * FROM (SELECT COUNT(*) AS n FROM jobs) AS s WHERE n > 5";
+    assert_eq!(query_ok(&[outer, "--format", "csv"]), format!("n\n{}\n", jobs.height()));
     let known: Vec<f64> = jobs.column("run_s").unwrap().f64().unwrap().iter().flatten().collect();
     let mean = known.iter().sum::<f64>() / known.len() as f64;
     let above = known.iter().filter(|&&r| r > mean).count();

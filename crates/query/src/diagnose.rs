@@ -3,9 +3,10 @@
 //! only for syntax errors (from the parser: "at Line: l, Column: c"); for an
 //! unknown table or column the name is found in the query text instead, and
 //! the hint lists the tables of the store or the columns of the tables the
-//! query reads. Two result columns with one name (Polars names an
-//! expression without `AS` after the column it reads, so `MIN(t), MAX(t)`
-//! collide) get the SQL fix instead of Polars' Python one.
+//! query reads. Two result columns with one name (the same column of two
+//! joined tables; inside a subquery Polars names an expression without
+//! `AS` after the column it reads, so `MIN(t), MAX(t)` collide) get the SQL
+//! fix instead of Polars' Python one.
 
 use polars::prelude::PolarsError;
 
@@ -33,6 +34,12 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
     }
     if let Some(err) = unsupported_expression(sql, &message) {
         return err;
+    }
+    if message.starts_with("HAVING clause not valid outside of GROUP BY") {
+        // Polars' message goes on with the condition's parse tree.
+        return underline_word(sql, "HAVING without GROUP BY is not supported", "HAVING").with_hint(
+            "filter the aggregates in an outer query: SELECT * FROM (SELECT COUNT(*) AS n FROM jobs) AS s WHERE n > 5",
+        );
     }
     if let Some(literal) = between(&message, "cannot parse literal: \"", "\"") {
         if literal.contains(['e', 'E']) {
@@ -65,8 +72,7 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
                 return err.with_hint(format!(
                     "`{name}` is a column of {table}, but not of the rows at that point of the query: a subquery \
                      or CTE that does not select it, or a GROUP BY, after which only the grouping columns and the \
-                     SELECT list's names exist (ORDER BY MAX({name}) needs MAX({name}) AS some_name in the SELECT \
-                     list, then ORDER BY some_name)"
+                     SELECT list's names exist (ORDER BY MAX({name}) needs MAX({name}) in the SELECT list)"
                 ));
             }
             return err.with_hint(columns_hint(sql, tables));
