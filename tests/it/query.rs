@@ -413,6 +413,11 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
         ),
         ("SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY MAX(run_s)", "needs MAX(run_s) in the SELECT"),
         ("SELECT COUNT(*) AS n FROM jobs HAVING COUNT(*) > 5", "WHERE n > 5"),
+        (
+            "SELECT job_id, ROW_NUMBER() OVER (PARTITION BY trace ORDER BY run_s DESC, job_id) AS r FROM jobs",
+            "ORDER BY -run_s, job_id",
+        ),
+        ("SELECT EXTRACT(EPOCH FROM end_time - start_time) AS s FROM jobs", "EXTRACT(EPOCH FROM end_time) -"),
         ("WITH jobs AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM jobs", "give the CTE another name"),
     ] {
         let err = query_refused(sql);
