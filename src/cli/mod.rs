@@ -77,7 +77,9 @@ pub fn main() -> i32 {
         Ok(code) => code,
         Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // An error can quote a trace's field, a file name or the user's
+            // SQL: shown escaped, never as terminal control sequences.
+            eprintln!("error: {}", tracelab_present::text::neutralize_lines(&format!("{e:#}")));
             exit_code(&e)
         }
     }

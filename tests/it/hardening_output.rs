@@ -97,6 +97,28 @@ fn a_terminal_table_shows_hostile_strings_escaped() {
     }
 }
 
+/// An error quotes what it was given (the query's line, a parameter's
+/// value, a path): shown escaped on stderr as well, never sent.
+#[test]
+fn an_error_quoting_hostile_text_sends_no_control_sequence() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("q.sql");
+    // The column does not exist: the error quotes the line and underlines it.
+    std::fs::write(&file, format!("SELECT '{HOSTILE}' AS x, nope FROM jobs")).unwrap();
+    let missing = format!("{}/{HOSTILE}", dir.path().display());
+    let store = sample_store();
+    for args in [
+        vec!["query", "-f", s(&file), "--store", s(store)],
+        vec!["query", "top-users-by-gpu-hours", "--param", &format!("trace={HOSTILE}"), "--store", s(store)],
+        vec!["query", "SELECT 1 AS one", "--store", &missing],
+    ] {
+        let (code, _, err) = tracelab(&args);
+        assert_ne!(code, 0, "{args:?}");
+        assert_inert(&err, &format!("{args:?}"));
+        assert!(err.contains("\\x1b[31mred") && err.contains("\\u202elave"), "{args:?}:\n{err}");
+    }
+}
+
 /// The cells of the hostile cluster's row, read back by an independent
 /// reader of each format.
 #[test]

@@ -35,6 +35,16 @@ pub fn neutralize(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `s` with every line [`neutralize`]d and the newlines between them kept:
+/// for a message of several lines, such as an error that quotes a query
+/// and underlines a place in it.
+pub fn neutralize_lines(s: &str) -> Cow<'_, str> {
+    if !s.chars().any(|c| c != '\n' && is_unsafe(c)) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.split('\n').map(neutralize).collect::<Vec<_>>().join("\n"))
+}
+
 /// Pushes `c` written as an escape, the one spelling every writer shows an
 /// [`is_unsafe`] character with: `\t`, `\n`, `\r` by name, others below
 /// U+0100 as `\xHH`, the rest as `\uHHHH`.
@@ -59,6 +69,12 @@ mod tests {
         assert_eq!(neutralize("\u{202e}txt.exe"), "\\u202etxt.exe");
         assert_eq!(neutralize("x\u{9b}y\u{7f}\u{fffe}"), "x\\x9by\\x7f\\ufffe");
         assert_eq!(neutralize("\u{1b}]0;title\u{7}"), "\\x1b]0;title\\x07");
+    }
+
+    #[test]
+    fn a_message_keeps_its_lines() {
+        assert_eq!(neutralize_lines("error: x\u{1b}[2J\n1 | \ty\r\n  | ^"), "error: x\\x1b[2J\n1 | \\ty\\r\n  | ^");
+        assert!(matches!(neutralize_lines("two\nlines"), Cow::Borrowed(_)));
     }
 
     #[test]

@@ -27,6 +27,7 @@ use std::fmt;
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
+use tracelab_present::text::{neutralize, neutralize_lines};
 use tracelab_schema::error::{Error, Result};
 use tracelab_store::{Store, StoredTable};
 
@@ -139,18 +140,31 @@ impl Span {
     }
 }
 
+/// Text of the query shown in an error: escaped ([`neutralize`]), so that a
+/// query file cannot send control sequences to the terminal.
 impl fmt::Display for QueryError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)?;
+        f.write_str(&neutralize_lines(&self.message))?;
         if let Some(s) = &self.at {
             let n = s.line.to_string();
             let pad = " ".repeat(n.len());
             write!(f, "\n{pad}--> line {}, column {}", s.line, s.col)?;
-            write!(f, "\n{n} | {}", s.text)?;
-            write!(f, "\n{pad} | {}{}", " ".repeat(s.col - 1), "^".repeat(s.width))?;
+            // A tab is shown as one space and other controls escaped; the
+            // underline is placed under the same characters as shown.
+            let shown = |chars: &[char]| -> String {
+                let text: String = chars.iter().map(|&c| if c == '\t' { ' ' } else { c }).collect();
+                neutralize(&text).into_owned()
+            };
+            let chars: Vec<char> = s.text.chars().collect();
+            let start = (s.col - 1).min(chars.len());
+            let end = (start + s.width).min(chars.len());
+            let before = shown(&chars[..start]).chars().count();
+            let under = shown(&chars[start..end]).chars().count().max(1);
+            write!(f, "\n{n} | {}", shown(&chars))?;
+            write!(f, "\n{pad} | {}{}", " ".repeat(before), "^".repeat(under))?;
         }
         if let Some(h) = &self.hint {
-            write!(f, "\n{h}")?;
+            write!(f, "\n{}", neutralize_lines(h))?;
         }
         Ok(())
     }
@@ -166,4 +180,25 @@ fn every_schema_table() -> Vec<StoredTable> {
         .into_iter()
         .map(|table| StoredTable { table, path: std::path::PathBuf::from("/nonexistent") })
         .collect()
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+
+    #[test]
+    fn the_quoted_query_is_escaped_and_the_underline_follows_it() {
+        // `nope` at column 16 of a line with an ESC and a tab before it.
+        let sql = "SELECT '\u{1b}[2J',\tnope FROM t";
+        let tokens = lex::tokenize(sql);
+        let nope = tokens.iter().find(|t| t.text(sql) == "nope").unwrap();
+        let err = QueryError::at(sql, nope, "no column 'nope\u{7}'".into()).with_hint("see\u{1b}]0;x");
+        // Worked by hand: 15 characters precede `nope`; ESC is shown as the
+        // 4 characters \x1b and the tab as one space, so 18 are shown.
+        let want = format!(
+            "no column 'nope\\x07'\n --> line 1, column 16\n1 | SELECT '\\x1b[2J', nope FROM t\n  | {}^^^^\nsee\\x1b]0;x",
+            " ".repeat(18)
+        );
+        assert_eq!(err.to_string(), want);
+    }
 }
