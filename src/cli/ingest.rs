@@ -56,7 +56,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let report = crate::keeping_freed_memory(|| ingest::run(&plan, super::progress::ingest(args.quiet)))
         .with_context(|| format!("ingest of {}", plan.dir.display()))?;
     if !args.quiet {
-        super::out(&summary(&report))?;
+        // Reject samples quote the trace's fields, file and column names.
+        super::out(&tracelab_present::text::neutralize_lines(&summary(&report)))?;
     }
     let rejected = report.total_rejects();
     if args.strict && rejected > 0 {

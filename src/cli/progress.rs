@@ -82,7 +82,7 @@ impl Progress for Notes {
     }
 
     fn waiting(&self, message: &str) {
-        eprintln!("note: {message}");
+        eprintln!("note: {}", tracelab_present::text::neutralize_lines(message));
     }
 }
 
@@ -105,7 +105,7 @@ impl Progress for Bars {
     }
 
     fn waiting(&self, message: &str) {
-        let _ = self.bars.println(format!("note: {message}"));
+        let _ = self.bars.println(format!("note: {}", tracelab_present::text::neutralize_lines(message)));
     }
 }
 

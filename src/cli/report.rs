@@ -127,7 +127,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let quiet = args.quiet;
     let progress = move |e: Event| {
         if !quiet {
-            eprintln!("{}", describe(&e));
+            eprintln!("{}", tracelab_present::text::neutralize_lines(&describe(&e)));
         }
     };
     let (files, stats) = report::generate(&plan, &progress).context("report")?;

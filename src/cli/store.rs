@@ -45,7 +45,7 @@ pub fn ingest_then_open(plan: &Plan, quiet: bool) -> anyhow::Result<Store> {
 }
 
 pub(super) fn note(message: &str) {
-    eprintln!("note: {message}");
+    eprintln!("note: {}", tracelab_present::text::neutralize_lines(message));
 }
 
 /// The folder of trace downloads a verb reads (`ingest DIR`, `report DIR`):
