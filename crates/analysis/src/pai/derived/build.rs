@@ -456,12 +456,16 @@ impl<'a> TaskInstances<'a> {
 /// aggregates of every instance row keyed to the task's key.
 fn task_frame(store: &Store, aggregates: DataFrame, l: &Lookups) -> Result<DataFrame> {
     let aggregates = aggregates.lazy();
-    let task = store.scan(&TASK)?.with_row_index(TASK_ROW, None).select(cols_of(&[
-        TASK_ROW,
-        "job_name",
-        "start_time",
-        "end_time",
-    ]));
+    // The first start of the task's job, over all its tasks (a window on
+    // job_name: one grouping of the names instead of a GROUP BY and a join).
+    let first = col("start_time").min().over([col("job_name")]).map_err(|e| Error::polars("dfa", e))?;
+    let task = store.scan(&TASK)?.with_row_index(TASK_ROW, None).select([
+        col(TASK_ROW),
+        col("job_name"),
+        col("start_time"),
+        col("end_time"),
+        first.alias("first_task_start"),
+    ]);
     let jobs = store.scan(&JOB)?.with_row_index(JOB_ROW, None).select([
         col(JOB_ROW),
         col("job_name"),
@@ -469,8 +473,6 @@ fn task_frame(store: &Store, aggregates: DataFrame, l: &Lookups) -> Result<DataF
         col("user"),
         col("start_time").alias("start_time_j"),
     ]);
-    let first_task =
-        store.scan(&TASK)?.group_by([col("job_name")]).agg([col("start_time").min().alias("first_task_start")]);
     let tags = store.scan(&GROUP_TAG)?.with_row_index(TAG_ROW, None).select(cols_of(&[TAG_ROW, "inst_id", "group"]));
     let dfa = join_on(task, jobs, &["job_name"], JoinType::Inner)
         .with_column(seconds_between(col("end_time"), col("start_time")).alias("runtime_s"));
@@ -480,7 +482,7 @@ fn task_frame(store: &Store, aggregates: DataFrame, l: &Lookups) -> Result<DataF
         false => join_on(dfa, l.task.rows.clone().lazy(), &[TASK_ROW], JoinType::Left),
     };
     let dfa = join_on(dfa, aggregates, &[TASK_KEY], JoinType::Inner);
-    let dfa = join_on(dfa, first_task, &["job_name"], JoinType::Left).with_columns([
+    let dfa = dfa.with_columns([
         seconds_between(col("start_time_i"), col("start_time")).alias("wait_s"),
         seconds_between(col("first_task_start"), col("start_time_j")).alias("job_wait_s"),
     ]);
