@@ -413,6 +413,7 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
         ),
         ("SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY MAX(run_s)", "needs MAX(run_s) in the SELECT"),
         ("SELECT COUNT(*) AS n FROM jobs HAVING COUNT(*) > 5", "WHERE n > 5"),
+        ("SELECT DISTINCT ON (trace) trace, job_id FROM jobs ORDER BY trace, run_s DESC", "add run_s to it"),
         (
             "SELECT job_id, ROW_NUMBER() OVER (PARTITION BY trace ORDER BY run_s DESC, job_id) AS r FROM jobs",
             "ORDER BY -run_s, job_id",

@@ -69,6 +69,12 @@ pub(super) fn explain(sql: &str, e: &PolarsError, tables: &[StoredTable]) -> Que
             let err = underline_name(sql, &message, &name);
             if let Some(table) = read_table_with_column(sql, tables, &name) {
                 // The column exists, but not where the query uses it.
+                if lex::tokenize(sql).iter().any(|t| t.is_word(sql, "distinct")) {
+                    return err.with_hint(format!(
+                        "`{name}` is a column of {table}; after SELECT DISTINCT (or DISTINCT ON) the ORDER BY \
+                         sorts the selected rows, so it can use only the SELECT list's columns: add {name} to it"
+                    ));
+                }
                 return err.with_hint(format!(
                     "`{name}` is a column of {table}, but not of the rows at that point of the query: a subquery \
                      or CTE that does not select it, or a GROUP BY, after which only the grouping columns and the \
