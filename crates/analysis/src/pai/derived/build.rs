@@ -224,20 +224,28 @@ fn worker_keys(names: &Series, candidates: &[IdxSize]) -> Result<IdxCa> {
 }
 
 /// The rows (ascending) of the `named` rows whose 64-bit hash (of their
-/// name, in `hashes`) is on more than one named row.
+/// name, in `hashes`) is on more than one named row. The (hash, row) pairs
+/// are split by the hash's top bit, so equal hashes share a half, and the
+/// halves sorted on both cores (7.2 M pairs at full scale).
 fn repeated_hashes(hashes: &[u64], named: &BooleanChunked) -> Vec<IdxSize> {
-    let mut pairs: Vec<(u64, IdxSize)> = hashes
+    let pairs = hashes
         .iter()
         .zip(named.downcast_iter().flat_map(|a| a.values_iter()))
         .enumerate()
         .filter(|(_, (_, named))| *named)
-        .map(|(row, (h, _))| (*h, row as IdxSize))
-        .collect();
-    pairs.sort_unstable();
-    let mut rows = Vec::new();
-    for run in pairs.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
-        rows.extend(run.iter().map(|p| p.1));
-    }
+        .map(|(row, (h, _))| (*h, row as IdxSize));
+    let (mut low, mut high): (Vec<_>, Vec<_>) = pairs.partition(|(h, _)| h >> 63 == 0);
+    let repeated = |pairs: &mut Vec<(u64, IdxSize)>| -> Vec<IdxSize> {
+        pairs.sort_unstable();
+        let runs = pairs.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1);
+        runs.flat_map(|run| run.iter().map(|p| p.1)).collect()
+    };
+    let mut rows = std::thread::scope(|s| {
+        let other = s.spawn(|| repeated(&mut high));
+        let mut rows = repeated(&mut low);
+        rows.extend(other.join().expect("a sorting thread panicked"));
+        rows
+    });
     rows.sort_unstable();
     rows
 }
@@ -601,6 +609,15 @@ mod worker_tests {
         // holds on every run), and the two nulls are not workers.
         let hashes = hashes(&[&names], "test").unwrap();
         assert_eq!(repeated_hashes(&hashes, &names.is_not_null()), vec![0, 2, 3, 5]);
+    }
+
+    #[test]
+    fn repeats_are_found_in_both_halves_of_the_hash_range() {
+        let top = 1u64 << 63;
+        let hashes = [top | 5, 3, top | 5, 3, 7, top | 9, 3];
+        // Row 6 repeats hash 3 but has no name; row 5's hash is alone.
+        let named = BooleanChunked::from_slice("named".into(), &[true, true, true, true, true, true, false]);
+        assert_eq!(repeated_hashes(&hashes, &named), vec![0, 1, 2, 3]);
     }
 
     #[test]
