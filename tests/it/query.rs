@@ -413,6 +413,15 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
         ),
         ("SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY MAX(run_s)", "needs MAX(run_s) in the SELECT"),
         ("SELECT COUNT(*) AS n FROM jobs HAVING COUNT(*) > 5", "WHERE n > 5"),
+        ("SELECT datediff('second', start_time, end_time) AS d FROM jobs", "EXTRACT(EPOCH FROM end_time) -"),
+        ("SELECT to_timestamp(0) AS t FROM jobs", "CAST(seconds * 1000000 AS TIMESTAMP)"),
+        ("SELECT COUNT(*) AS n FROM jobs WHERE submit_time > now()", "the store holds a past trace"),
+        ("SELECT arg_max(job_id, run_s) AS j FROM jobs", "ROW_NUMBER() OVER (PARTITION BY g"),
+        ("SELECT any_value(trace) AS t FROM jobs", "FIRST(x)"),
+        ("SELECT stddev_pop(run_s) AS s FROM jobs", "SQRT(VAR_SAMP(x) * (COUNT(x) - 1) / COUNT(x))"),
+        ("SELECT mode(trace) AS t FROM jobs", "ORDER BY n DESC, x LIMIT 1"),
+        ("SELECT nvl(run_s, 0) AS r FROM jobs", "COALESCE(x, value)"),
+        ("SELECT dayofweek(submit_time) AS d FROM jobs", "EXTRACT(DOW FROM ts)"),
         ("SELECT DISTINCT ON (trace) trace, job_id FROM jobs ORDER BY trace, run_s DESC", "add run_s to it"),
         (
             "SELECT job_id, ROW_NUMBER() OVER (PARTITION BY trace ORDER BY run_s DESC, job_id) AS r FROM jobs",
@@ -430,9 +439,16 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
     let jobs = read_parquet(&sample_store().join("jobs.parquet"));
     let outer = "SELECT * FROM (SELECT COUNT(*) AS n FROM jobs) AS s WHERE n > 5";
     assert_eq!(query_ok(&[outer, "--format", "csv"]), format!("n\n{}\n", jobs.height()));
+    // The population standard deviation by the hint's formula, against the
+    // definition computed here over the known run times.
+    let sd = "SELECT SQRT(VAR_SAMP(run_s) * (COUNT(run_s) - 1) / COUNT(run_s)) AS s FROM jobs";
+    let out = query_ok(&[sd, "--format", "csv"]);
+    let got: f64 = out.lines().nth(1).unwrap().parse().unwrap();
     let known: Vec<f64> = jobs.column("run_s").unwrap().f64().unwrap().iter().flatten().collect();
     let mean = known.iter().sum::<f64>() / known.len() as f64;
     let above = known.iter().filter(|&&r| r > mean).count();
+    let population = (known.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / known.len() as f64).sqrt();
+    assert!((got - population).abs() <= 1e-9 * population, "{got} vs {population}");
     let rewrite = "WITH s AS (SELECT AVG(run_s) AS avg_run_s FROM jobs) \
                    SELECT COUNT(*) AS n FROM jobs CROSS JOIN s WHERE run_s > avg_run_s";
     assert_eq!(query_ok(&[rewrite, "--format", "csv"]), format!("n\n{above}\n"));

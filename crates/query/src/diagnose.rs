@@ -200,6 +200,35 @@ const ALTERNATIVES: &[(&[&str], &str)] = &[
     (&["bool_or"], "write MAX(CASE WHEN condition THEN 1 ELSE 0 END) = 1"),
     (&["epoch", "unix_timestamp", "to_unixtime"], "write EXTRACT(EPOCH FROM ts) (seconds since 1970, UTC)"),
     (&["approx_count_distinct"], "write COUNT(DISTINCT x) (exact)"),
+    (&["epoch_ms"], "write EXTRACT(EPOCH FROM ts) * 1000 (milliseconds since 1970, UTC)"),
+    (
+        &["date_diff", "datediff", "timestampdiff"],
+        "subtract the times: end_time - start_time is a duration (printed in seconds), and \
+         EXTRACT(EPOCH FROM end_time) - EXTRACT(EPOCH FROM start_time) the seconds as a number",
+    ),
+    (
+        &["to_timestamp", "from_unixtime"],
+        "write CAST(seconds * 1000000 AS TIMESTAMP) (microseconds since 1970 cast to a time, UTC)",
+    ),
+    (
+        &["now", "current_timestamp", "current_date", "getdate"],
+        "the store holds a past trace: compare with a time as a string (submit_time >= '2020-05-01'), or with \
+         the trace's own MAX(submit_time) computed in a CTE",
+    ),
+    (&["regexp_matches", "regexp_match", "rlike"], "write regexp_like(x, 'pattern') or x ~ 'pattern'"),
+    (&["regexp_replace"], "write REPLACE(x, 'old', 'new') to replace literal text (patterns are not supported)"),
+    (
+        &["arg_max", "max_by", "argmax", "arg_min", "min_by", "argmin"],
+        "number the rows in a CTE, ROW_NUMBER() OVER (PARTITION BY g ORDER BY x DESC, id DESC) AS rn (ASC for \
+         the least), then keep WHERE rn = 1",
+    ),
+    (&["any_value", "arbitrary"], "write FIRST(x), or MIN(x) for the same value on every run"),
+    (&["var_pop"], "write VAR_SAMP(x) * (COUNT(x) - 1) / COUNT(x)"),
+    (&["stddev_pop"], "write SQRT(VAR_SAMP(x) * (COUNT(x) - 1) / COUNT(x))"),
+    (&["nvl"], "write COALESCE(x, value)"),
+    (&["mode"], "count each value: SELECT x, COUNT(*) AS n ... GROUP BY x ORDER BY n DESC, x LIMIT 1"),
+    (&["dayofweek", "weekday"], "write EXTRACT(DOW FROM ts) (0 is Sunday)"),
+    (&["dayofyear"], "write EXTRACT(DOY FROM ts)"),
 ];
 
 /// `user` and `group` are SQL keywords that are also column names here:
