@@ -270,6 +270,30 @@ fn ids_by_hash(probe: &WorkerNames, lookup: &Lookup, key: &str) -> Result<Option
     Ok(found.map(|found| IdxCa::from_iter_options(lookup.ids.id.into(), found.into_iter())))
 }
 
+/// Every instance row's sensor key, when the sensor's worker names are all
+/// present and their 64-bit hashes distinct (so the names are too): the
+/// usual case, where a sensor row's key is the row itself ([`Ids`] with
+/// `unique`), found by [`match_by_hash`] on one hashing of the names.
+/// [`lookup`] would hash and sort them first only to learn they are
+/// distinct. `None` otherwise, for the general lookup.
+fn distinct_sensor_ids(store: &Store, workers: &WorkerNames) -> Result<Option<(IdxCa, Ids)>> {
+    let what = "sensor keys";
+    let fail = |e| Error::polars(what, e);
+    let df = collect(store.scan(&SENSOR)?.select([col("worker_name")]), what)?;
+    let names = df.column("worker_name").map_err(fail)?.as_materialized_series();
+    if names.null_count() > 0 {
+        return Ok(None);
+    }
+    let key_hashes = hashes(&[names], what)?;
+    let rows = IdxCa::from_vec(SENSOR_KEY.into(), (0..names.len() as IdxSize).collect());
+    let (names, probe) = (names.str().map_err(fail)?, workers.names.str().map_err(fail)?);
+    let Some(found) = match_by_hash((probe, &workers.hashes), (names, &key_hashes), &rows) else {
+        return Ok(None);
+    };
+    let ids = IdxCa::from_iter_options(SENSOR_KEY.into(), found.into_iter());
+    Ok(Some((ids, Ids { rows: DataFrame::empty(), unique: true, id: SENSOR_KEY, row: SENSOR_ROW })))
+}
+
 /// A left join of `probe` on distinct `keys` (each a string column with
 /// its rows' hashes), giving each probe row the `ids` value of the key
 /// with its string. The keys go into a hash table by their hashes; a probe
@@ -318,12 +342,20 @@ fn key_instances(store: &Store) -> Result<(DataFrame, Lookups)> {
     // instance table's worker names are read once for it and the repeated
     // workers, and dropped before the other keys.
     let workers = worker_names(store)?;
-    let sensor = lookup(store, &SENSOR, &["worker_name"], SENSOR_ROW, SENSOR_KEY)?;
-    columns.push(match ids_by_hash(&workers, &sensor, "worker_name")? {
-        Some(ids) => ids.into_column(),
-        None => key_column(store, &["worker_name"], &sensor)?,
-    });
-    let sensor = sensor.ids;
+    let sensor = match distinct_sensor_ids(store, &workers)? {
+        Some((ids, sensor)) => {
+            columns.push(ids.into_column());
+            sensor
+        }
+        None => {
+            let sensor = lookup(store, &SENSOR, &["worker_name"], SENSOR_ROW, SENSOR_KEY)?;
+            columns.push(match ids_by_hash(&workers, &sensor, "worker_name")? {
+                Some(ids) => ids.into_column(),
+                None => key_column(store, &["worker_name"], &sensor)?,
+            });
+            sensor.ids
+        }
+    };
     let worker = worker_columns(&workers)?;
     drop(workers);
     let mut key = |table: &Table, keys: &[&str], row, id| -> Result<Ids> {
