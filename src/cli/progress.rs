@@ -82,7 +82,7 @@ impl Progress for Notes {
     }
 
     fn waiting(&self, message: &str) {
-        eprintln!("note: {}", tracelab_present::text::neutralize_lines(message));
+        super::store::note(message);
     }
 }
 

@@ -6,7 +6,7 @@
 //! (`queries/*.sql`) with its parameters, errors that point into the query
 //! text, and the output writers.
 //!
-//! It imports only `schema`, `store` and `error`; the CLI (`cli::query`,
+//! It imports only `schema`, `store`, `present` and `error`; the CLI (`cli::query`,
 //! `cli::tables`) decides formats and prints. Nothing here writes a file
 //! except [`output::write_parquet`], to the path the user gave with `-o`.
 

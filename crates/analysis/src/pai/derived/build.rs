@@ -408,10 +408,9 @@ fn instance_frames(dfiw: &DataFrame, l: &Lookups) -> Result<(DataFrame, DataFram
 /// One pass over the keyed rows into an array indexed by the key id, in
 /// row order. Polars' GROUP BY of the 7.2 M rows by 1.3 M keys took 0.9 s
 /// of the full-scale build; this takes a fraction of it. The mean is
-/// computed as Polars computes a group's mean, so the frames keep their
-/// bytes: a Kahan sum of the group's values in row order over their count,
-/// and a single row's value as it is ([`TaskInstances::mean_run_s`]). Rows
-/// without a key are in no task (the join on the key drops them).
+/// Polars' grouped mean ([`GroupedFloats`]), so the frames keep their
+/// bytes. Rows without a key are in no task (the join on the key drops
+/// them).
 fn instance_aggregates(keyed: &DataFrame) -> Result<DataFrame> {
     let what = "instance aggregates";
     let fail = |e| Error::polars(what, e);
@@ -429,7 +428,7 @@ fn instance_aggregates(keyed: &DataFrame) -> Result<DataFrame> {
             tasks[k as usize].add(st, s, e, r);
         }
     }
-    let seen = || tasks.iter().enumerate().filter(|(_, t)| t.rows > 0);
+    let seen = || tasks.iter().enumerate().filter(|(_, t)| t.run_s.rows > 0);
     let keys: Vec<IdxSize> = seen().map(|(k, _)| k as IdxSize).collect();
     let status_i = StringChunked::from_iter_options("status_i".into(), seen().map(|(_, t)| t.status));
     let time_column = |name: &str, values: Vec<Option<i64>>, like: &Series| {
@@ -437,7 +436,7 @@ fn instance_aggregates(keyed: &DataFrame) -> Result<DataFrame> {
     };
     let start_i = time_column("start_time_i", seen().map(|(_, t)| t.start).collect(), &start).map_err(fail)?;
     let end_i = time_column("end_time_i", seen().map(|(_, t)| t.end).collect(), &end).map_err(fail)?;
-    let mean = Float64Chunked::from_iter_options("runtime_i_s".into(), seen().map(|(_, t)| t.mean_run_s()));
+    let mean = Float64Chunked::from_iter_options("runtime_i_s".into(), seen().map(|(_, t)| t.run_s.mean()));
     let columns: Vec<Column> = vec![
         IdxCa::from_vec(TASK_KEY.into(), keys).into_column(),
         status_i.into_column(),
@@ -451,43 +450,66 @@ fn instance_aggregates(keyed: &DataFrame) -> Result<DataFrame> {
 /// What [`instance_aggregates`] keeps of one task's instance rows.
 #[derive(Clone, Default)]
 struct TaskInstances<'a> {
-    rows: u32,
     status: Option<&'a str>,
     start: Option<i64>,
     end: Option<i64>,
-    /// The first row's run time, the mean of a task with one row.
-    first_run_s: Option<f64>,
-    run_s: KahanSum<f64>,
-    run_values: u32,
+    /// The run times; its row count is the task's.
+    run_s: GroupedFloats,
 }
 
 impl<'a> TaskInstances<'a> {
     /// One instance row; nulls are skipped, as an aggregate skips them.
     fn add(&mut self, status: Option<&'a str>, start: Option<i64>, end: Option<i64>, run_s: Option<f64>) {
-        if self.rows == 0 {
-            self.first_run_s = run_s;
-        }
-        self.rows += 1;
         self.status = self.status.max(status);
         self.start = match (self.start, start) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
         self.end = self.end.max(end);
-        if let Some(r) = run_s {
-            self.run_s += r;
-            self.run_values += 1;
+        self.run_s.add(run_s);
+    }
+}
+
+/// One group's float values reduced as Polars' grouped sum and mean reduce
+/// them (polars-core 0.55 `agg_sum`, `agg_mean`), so that the derived frames
+/// keep the bytes Polars' GROUP BY gave them: a one-row group's value as it
+/// is (a Kahan sum from 0.0 would turn -0.0 into 0.0), else a Kahan sum of
+/// the non-null values in row order.
+#[derive(Clone, Default)]
+struct GroupedFloats {
+    /// Rows added, nulls included.
+    rows: u32,
+    first: Option<f64>,
+    sum: KahanSum<f64>,
+    values: u32,
+}
+
+impl GroupedFloats {
+    fn add(&mut self, value: Option<f64>) {
+        if self.rows == 0 {
+            self.first = value;
+        }
+        self.rows += 1;
+        if let Some(v) = value {
+            self.sum += v;
+            self.values += 1;
         }
     }
 
-    /// The mean run time as Polars' grouped mean gives it
-    /// (polars-core 0.55 `agg_mean`): a one-row group's value as it is,
-    /// else the Kahan sum of the non-null values over their number.
-    fn mean_run_s(&self) -> Option<f64> {
-        match (self.rows, self.run_values) {
-            (1, _) => self.first_run_s,
+    /// `SUM`: nulls add nothing, and a group of nulls sums to 0.
+    fn sum(&self) -> f64 {
+        match self.rows {
+            1 => self.first.unwrap_or(0.0),
+            _ => self.sum.sum(),
+        }
+    }
+
+    /// `AVG`: null for a group of nulls.
+    fn mean(&self) -> Option<f64> {
+        match (self.rows, self.values) {
+            (1, _) => self.first,
             (_, 0) => None,
-            (_, n) => Some(self.run_s.sum() / n as f64),
+            (_, n) => Some(self.sum.sum() / n as f64),
         }
     }
 }
@@ -551,36 +573,30 @@ fn usage_frame(store: &Store, dfa: &DataFrame, dfws: &DataFrame) -> Result<DataF
 
 /// Per id of the `key` column (rows without one are in no task), the sum
 /// of each of `values` as a float, nulls counted as 0: `dfas`' sums, in
-/// one pass per column into arrays indexed by the id, as Polars' grouped
-/// sum computes them (polars-core 0.55 `agg_sum`), so the frame keeps its
-/// bytes: a one-row group's value as it is, else a Kahan sum in row order.
-/// Polars' GROUP BY took about a third of `dfas`' time at full scale.
+/// one pass per column into arrays indexed by the id, reduced as Polars'
+/// grouped sum ([`GroupedFloats`]), so the frame keeps its bytes. Polars'
+/// GROUP BY took about a third of `dfas`' time at full scale.
 fn sums_by_key(key: &Column, values: &[Column]) -> Result<DataFrame> {
     let fail = |e| Error::polars("dfas sums", e);
     let key = key.as_materialized_series().rechunk();
     let key = key.idx().map_err(fail)?;
     let groups = key.iter().flatten().max().map_or(0, |k| k as usize + 1);
-    let mut rows = vec![0u32; groups];
+    let mut present = vec![false; groups];
     for k in key.iter().flatten() {
-        rows[k as usize] += 1;
+        present[k as usize] = true;
     }
-    let present: Vec<IdxSize> = (0..groups).filter(|&k| rows[k] > 0).map(|k| k as IdxSize).collect();
+    let present: Vec<IdxSize> = (0..groups).filter(|&k| present[k]).map(|k| k as IdxSize).collect();
     let mut columns = vec![IdxCa::from_slice(TASK_KEY.into(), &present).into_column()];
     for c in values {
         let f = c.cast(&DataType::Float64).map_err(fail)?;
         let f = f.as_materialized_series().rechunk();
-        // A one-row group's value is kept as it is (a Kahan sum from 0.0
-        // would turn -0.0 into 0.0).
-        let mut only = vec![0.0; groups];
-        let mut sums = vec![KahanSum::default(); groups];
+        let mut sums = vec![GroupedFloats::default(); groups];
         for (k, v) in key.iter().zip(f.f64().map_err(fail)?.iter()) {
-            let Some(k) = k.map(|k| k as usize) else { continue };
-            match rows[k] {
-                1 => only[k] = v.unwrap_or(0.0),
-                _ => sums[k] += v.unwrap_or(0.0),
+            if let Some(k) = k {
+                sums[k as usize].add(Some(v.unwrap_or(0.0)));
             }
         }
-        let sum = |&k: &IdxSize| if rows[k as usize] == 1 { only[k as usize] } else { sums[k as usize].sum() };
+        let sum = |&k: &IdxSize| sums[k as usize].sum();
         columns.push(Float64Chunked::from_iter_values(c.name().clone(), present.iter().map(sum)).into_column());
     }
     DataFrame::new(present.len(), columns).map_err(fail)
