@@ -82,7 +82,7 @@ impl Progress for Notes {
     }
 
     fn waiting(&self, message: &str) {
-        super::store::note(message);
+        note(message);
     }
 }
 
@@ -122,4 +122,9 @@ impl Drop for Bar {
     fn drop(&mut self) {
         self.0.finish_and_clear();
     }
+}
+
+/// A note on stderr, the text (a path, a trace's name) shown escaped.
+pub(super) fn note(message: &str) {
+    eprintln!("note: {}", tracelab_present::text::neutralize_lines(message));
 }

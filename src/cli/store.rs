@@ -28,7 +28,7 @@ pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
 
 /// Opens a store to read, waiting (with a note) while an ingest writes it.
 pub fn open(path: &Path) -> anyhow::Result<Store> {
-    Ok(Store::open_with(path, &note)?)
+    Ok(Store::open_with(path, &super::progress::note)?)
 }
 
 /// Ingests `plan` (a no-op when nothing changed), saying which traces were
@@ -42,10 +42,6 @@ pub fn ingest_then_open(plan: &Plan, quiet: bool) -> anyhow::Result<Store> {
         }
     }
     open(&plan.store)
-}
-
-pub(super) fn note(message: &str) {
-    eprintln!("note: {}", tracelab_present::text::neutralize_lines(message));
 }
 
 /// The folder of trace downloads a verb reads (`ingest DIR`, `report DIR`):
