@@ -11,8 +11,9 @@ ingests it with tracelab into <work>/pai-scale-S-store, unless they exist; or us
 existing store (bench/report.py leaves one with all three traces in <work>/report-store). Then
 runs, on that store:
   - GROUP BYs with quantiles over pai_instances (the issue's 2-second target), and
-  - every named query whose tables and trace the store has: the PAI ones (jobs-table queries with
-    trace=pai), and with Philly and Helios in the store the Philly and Helios ones too,
+  - every named query whose tables and trace the store has, with its default parameters (what
+    `tracelab query NAME` runs), and the jobs-table ones with trace=pai too (the PAI-only store
+    answers only those),
 with tracelab (`tracelab query ... --format csv > /dev/null`, the whole process: start-up,
 registering the tables, planning, reading, printing) and with DuckDB (in this process: connect,
 one view per table, execute, fetch all rows); first `SELECT 1` with both, the part of every figure
@@ -64,9 +65,13 @@ NAMED = [
     ("instances-over-request", {"resource": "mem"}),
     ("machines-by-load", {}),
     ("workload-resource-use", {}),
+    ("top-users-by-gpu-hours", {}),
     ("top-users-by-gpu-hours", {"trace": "pai"}),
+    ("outcomes-by-gpus", {}),
     ("outcomes-by-gpus", {"trace": "pai"}),
+    ("queue-delay-by-hour", {}),
     ("queue-delay-by-hour", {"trace": "pai"}),
+    ("busiest-windows", {}),
     ("busiest-windows", {"trace": "pai"}),
     ("trace-overview", {}),
     ("philly-gpu-hours-by-vc", {}),
@@ -194,7 +199,8 @@ def main():
         header = {l.split()[2]: l.split("=")[1].split(":")[0].strip() for l in sql.splitlines()
                   if l.startswith("-- param:")}
         bound = {k: (int(v) if k in INT_PARAMS else v) for k, v in {**header, **params}.items()}
-        label = name + "".join(f" {k}={v}" for k, v in params.items())
+        # Every choice the run made, defaults included (the numbers are top-N sizes).
+        label = name + "".join(f" {k}={v}" for k, v in bound.items() if k not in INT_PARAMS)
         why = missing(store, sql, bound)
         if why:
             skipped.append(f"{label} (no {why})")
