@@ -11,7 +11,7 @@
 
 use std::collections::HashMap;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use tracelab_analysis::params::{FromParam, Param, Params};
 use tracelab_analysis::{About, Analysis, Analyze, Args, Cell, Ctx, Output, ParamSpec, ResultTable, Scope};
@@ -239,23 +239,11 @@ impl Experiment {
     }
 }
 
-type Cache = Mutex<HashMap<String, Arc<Experiment>>>;
-const CACHE_KEY: &str = "workload.experiments";
-
-/// The experiment the parameters describe, from the context's cache or run now.
+/// The experiment the parameters describe, from the context's shared
+/// results or run now: the views of one replay share one set of runs, and a
+/// view asking while another runs them waits for those runs.
 fn experiment(ctx: &Ctx, p: &SimParams) -> Result<Arc<Experiment>> {
-    let key = format!("{p:?}");
-    let cache = ctx.shared.get::<Cache>(CACHE_KEY).unwrap_or_else(|| {
-        let c = Arc::new(Cache::default());
-        ctx.shared.put(CACHE_KEY, c.clone());
-        c
-    });
-    if let Some(e) = cache.lock().expect("experiment cache").get(&key) {
-        return Ok(e.clone());
-    }
-    let e = Arc::new(run_experiment(ctx, p)?);
-    cache.lock().expect("experiment cache").insert(key, e.clone());
-    Ok(e)
+    ctx.shared.get_or_compute(&format!("workload.experiment {p:?}"), || run_experiment(ctx, p).map(Arc::new))
 }
 
 fn run_experiment(ctx: &Ctx, p: &SimParams) -> Result<Experiment> {

@@ -295,18 +295,15 @@ const SHARED: &str = "philly.gpu-minutes";
 /// Every GPU-minute sample, as utilization value counts per (status, GPUs).
 /// P4's join (every attempt) keeps the dedicated flag in its groups and
 /// leaves its counts in `ctx.shared`, where P5 takes its part (the
-/// dedicated groups) instead of joining again; alone, P5 joins only its
-/// own attempts.
+/// dedicated groups) instead of joining again, waiting for them if P4 is
+/// still joining; when P4 has not started, P5 joins only its own attempts.
 pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
-    let counts = match (filter, ctx.shared.get::<Counts>(SHARED)) {
-        (Filter::Dedicated, Some(all)) => all,
-        _ => {
-            let counts = Arc::new(join_counts(ctx, filter)?);
-            if filter == Filter::All {
-                ctx.shared.put(SHARED, Arc::clone(&counts));
-            }
-            counts
-        }
+    let counts = match filter {
+        Filter::All => ctx.shared.get_or_compute(SHARED, || join_counts(ctx, filter).map(Arc::new))?,
+        Filter::Dedicated => match ctx.shared.get::<Counts>(SHARED) {
+            Some(all) => all,
+            None => Arc::new(join_counts(ctx, filter)?),
+        },
     };
     let mut merged: BTreeMap<(String, i64), Vec<&Dist>> = BTreeMap::new();
     for ((status, gpus, ded), d) in counts.iter() {
