@@ -82,15 +82,26 @@ fn warn_without_polars_deprecations() {
 }
 
 /// Runs `work` with transparent huge pages off for this process (Linux),
-/// then allows them again. mimalloc asks the kernel for huge pages on the
-/// memory it maps, and the kernel zeroes each 2 MB page whole when it is
-/// first touched. For the PAI derived-frame build, which fills and frees
-/// gigabytes of join buffers, that zeroing was a quarter of its samples:
-/// at full scale it took 6.0-7.0 s (2.2-3.7 s in the kernel) with huge
-/// pages and 5.3-5.8 s (1.1-1.8 s) without, peak 1.46-1.49 and 1.43-1.49
-/// GB, the same bytes. Only the build: a warm analysis or a query took 20-50 %
-/// more CPU without them (many more, smaller page faults).
-fn without_huge_pages(work: &mut dyn FnMut()) {
+/// then allows them again (unless they were off already). mimalloc asks
+/// the kernel for huge pages on the memory it maps; the kernel zeroes each
+/// 2 MB page whole when it is first touched and, when memory is fragmented
+/// (a machine whose memory is full of page cache), compacts memory first.
+/// Work that fills and frees gigabytes of buffers pays for that:
+/// - the PAI derived-frame build at full scale took 6.0-7.0 s (2.2-3.7 s in
+///   the kernel) with huge pages, 5.3-5.8 s (1.1-1.8 s) without, peak
+///   1.46-1.49 and 1.43-1.49 GB;
+/// - the analyses of the full-scale report (`report --no-cache` over an
+///   ingested store), two alternating runs each: 57.6-60.4 s and 98-100
+///   CPU-seconds with them, 54.0-55.7 s and 91-93 without, peak 2.44-2.47
+///   and 2.50-2.62 GB, the same report bytes.
+///
+/// Small work goes the other way (many more, smaller page faults): a query
+/// took 20-50 % more CPU without them and a small analysis 20-90 ms more
+/// (`pai.wait-over-completion` warm: 0.19-0.22 s with, 0.26-0.31 s
+/// without), so `query` and the analyses that declare little memory keep
+/// them, and so does ingest (the full PAI trace in 10.8-11.2 s with them,
+/// 11.1-11.2 s without).
+pub fn without_huge_pages<T>(work: impl FnOnce() -> T) -> T {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: PR_GET/SET_THP_DISABLE read and set one flag of this
@@ -99,18 +110,25 @@ fn without_huge_pages(work: &mut dyn FnMut()) {
         if was_on {
             unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
         }
-        work();
+        let out = work();
         if was_on {
             unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 0, 0, 0, 0) };
         }
+        out
     }
     #[cfg(not(target_os = "linux"))]
-    work();
+    work()
+}
+
+/// The PAI derived-frame build's hook: without huge pages, however it is
+/// reached (an `analyze`, a `report`, a `simulate` of PAI).
+fn around_pai_derived_build(work: &mut dyn FnMut()) {
+    without_huge_pages(work)
 }
 
 fn main() {
     aggregate_groups_in_row_order();
     warn_without_polars_deprecations();
-    tracelab_analysis::around_pai_derived_build(without_huge_pages);
+    tracelab_analysis::around_pai_derived_build(around_pai_derived_build);
     std::process::exit(cli::main());
 }

@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use tracelab_analysis::{self as analysis, render, Ctx, Output};
+use tracelab_analysis::{self as analysis, render, Ctx, Memory, Output};
 use tracelab_schema::error::Error;
 
 use super::listing::{self, Entry, ParamDoc};
@@ -68,7 +68,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let store = super::store::resolve(args.store.as_ref())?;
     super::progress::derived_frames();
     let ctx = Ctx::new(store);
-    let out = analysis.run(&ctx, &params)?;
+    // Without transparent huge pages when it declares more than a small
+    // analysis's memory (crate::without_huge_pages says why); a small one
+    // is faster with them.
+    let run = || analysis.run(&ctx, &params);
+    let out = if analysis.memory_now(&ctx.store) > Memory::SMALL { crate::without_huge_pages(run) } else { run() }?;
     if let Some(part) = &args.part {
         if out.part(part).is_none() {
             let names: Vec<&str> = out.parts.iter().map(|p| p.name.as_str()).collect();

@@ -130,7 +130,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             eprintln!("{}", tracelab_present::text::neutralize_lines(&describe(&e)));
         }
     };
-    let (files, stats) = report::generate(&plan, &progress).context("report")?;
+    let (files, stats) = crate::without_huge_pages(|| report::generate(&plan, &progress)).context("report")?;
     if args.check {
         return check(&out, &files);
     }
