@@ -2,8 +2,10 @@
 //! any other typed result: `sim.summary`, `sim.jct-cdf`, `sim.wait-by-gpus`,
 //! `sim.timeline` and `sim.load-sweep`. Each takes the replay's parameters
 //! (trace, policies, placement, discipline, window, sample, seed, loads,
-//! cluster); the views of one report that share them share one set of runs
-//! (cached in the analysis context for the report's lifetime).
+//! cluster); the views of one report that share them share one set of runs,
+//! and runs on the same workload (trace, window, sample, seed, cluster)
+//! share its preparation (both kept in the analysis context for the
+//! report's lifetime).
 //!
 //! This is the one module that uses the analysis crate's declarations
 //! (`Analysis`, `Param`, `Args`, `Ctx`), so adapting to their refactoring
@@ -222,7 +224,8 @@ pub fn find(id: &str) -> Option<&'static Analysis> {
 
 /// A replay's workload and every run of it.
 pub struct Experiment {
-    pub prepared: Prepared,
+    /// Shared with the other experiments on the same workload.
+    pub prepared: Arc<Prepared>,
     pub runs: Vec<Run>,
 }
 
@@ -255,7 +258,12 @@ fn run_experiment(ctx: &Ctx, p: &SimParams) -> Result<Experiment> {
     };
     let base = SimConfig { discipline: p.discipline.0, seed: p.seed, ..SimConfig::default() };
     let specs = plan(&p.policies.0, &p.placement.0, &p.loads.0, &base);
-    let prepared = prepare(Some(&ctx.store), &req)?;
+    // The report's replays of one trace differ in policies or loads, not in
+    // the workload: reading the full PAI trace to sample it takes seconds,
+    // once.
+    let prepared = ctx
+        .shared
+        .get_or_compute(&format!("workload.prepared {req:?}"), || prepare(Some(&ctx.store), &req).map(Arc::new))?;
     let mut runs = Vec::new();
     run_all(&prepared, &specs, 2, |r| {
         runs.push(r);
