@@ -18,8 +18,8 @@ pub struct GpuUtilByStatus;
 
 impl Analyze for GpuUtilByStatus {
     type Params = ();
-    /// Peak 0.85 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
-    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 21);
+    /// Peak 0.90-0.94 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 22);
     const ABOUT: About = About {
         id: "philly.gpu-util-by-status",
         scope: Scope::Philly,

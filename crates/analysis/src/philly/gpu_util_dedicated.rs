@@ -13,8 +13,8 @@ pub struct GpuUtilDedicated;
 
 impl Analyze for GpuUtilDedicated {
     type Params = ();
-    /// Peak 0.68 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
-    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 17);
+    /// Peak 0.75-0.89 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 21);
     const ABOUT: About = About {
         id: "philly.gpu-util-dedicated",
         scope: Scope::Philly,

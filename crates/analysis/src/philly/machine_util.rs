@@ -97,6 +97,12 @@ struct Rows {
 }
 
 impl Rows {
+    /// Room for `n` rows at once: growing by doubling, the GPU pass's rows
+    /// (42 M at full scale) briefly held their old and new copies.
+    fn with_capacity(n: usize) -> Rows {
+        Rows { time: Vec::with_capacity(n), machine: Vec::with_capacity(n), value: Vec::with_capacity(n) }
+    }
+
     fn push(&mut self, t: i64, m: u32, v: f64) {
         self.time.push(t);
         self.machine.push(m);
@@ -136,7 +142,8 @@ fn gpu_mean(values: &[Option<f64>; GPU_COLUMNS]) -> Option<f64> {
 /// One pass over `gpu_util`: every machine's reported GPU columns and the
 /// (time, machine, mean GPU utilization) rows.
 fn gpu_pass(ctx: &Ctx, wins: &[i64]) -> Result<(Machines, Rows)> {
-    let (mut machines, mut rows) = (Machines::default(), Rows::default());
+    let capacity = ctx.store.rows(&GPU_UTIL).unwrap_or(0) as usize;
+    let (mut machines, mut rows) = (Machines::default(), Rows::with_capacity(capacity));
     let plans = window_plans(ctx, &GPU_UTIL, gpu_cols(), wins)?;
     for_each_collected(plans, "philly.machine-util gpu_util window", |df| {
         let gpus: Vec<Vec<_>> = (0..GPU_COLUMNS)
@@ -241,8 +248,8 @@ pub struct MachineUtil;
 
 impl Analyze for MachineUtil {
     type Params = ();
-    /// Peak 2.26 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
-    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 54);
+    /// Peak 1.54-1.59 GB over the 42.3 M gpu_util rows of the full-scale synthetic trace.
+    const MEMORY: Memory = Memory::PerRow(&tracelab_schema::philly::GPU_UTIL, 38);
     const ABOUT: About = About {
         id: "philly.machine-util",
         scope: Scope::Philly,
