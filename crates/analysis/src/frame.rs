@@ -41,6 +41,21 @@ pub fn for_each_collected(plans: Vec<LazyFrame>, what: &str, mut f: impl FnMut(D
     })
 }
 
+/// A column of type Float64, borrowed (no copy, no cast).
+pub fn f64_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a Float64Chunked> {
+    df.column(name).and_then(|c| c.f64()).map_err(|e| Error::polars(format!("column {name}"), e))
+}
+
+/// A column of type Int64, borrowed (no copy, no cast).
+pub fn i64_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a Int64Chunked> {
+    df.column(name).and_then(|c| c.i64()).map_err(|e| Error::polars(format!("column {name}"), e))
+}
+
+/// A column of type String, borrowed (no copy, no cast).
+pub fn str_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a StringChunked> {
+    df.column(name).and_then(|c| c.str()).map_err(|e| Error::polars(format!("column {name}"), e))
+}
+
 /// A column as f64 values (nulls as None).
 pub fn f64s(df: &DataFrame, name: &str) -> Result<Vec<Option<f64>>> {
     let s = df

@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 
 use polars::prelude::*;
 
-use super::{time_span, time_window};
-use crate::frame::{collect, for_each_collected, i64s, strs};
+use super::{time_span, time_window, window_starts};
+use crate::frame::{collect, f64_col, for_each_collected, i64_col, i64s, str_col, strs};
 use crate::Ctx;
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::philly::{ATTEMPTS, GPU_UTIL, JOBS, PLACEMENTS};
@@ -239,9 +239,7 @@ struct UtilWindow<'a> {
 
 impl<'a> UtilWindow<'a> {
     fn new(df: &'a DataFrame, machines: &PlHashMap<String, u32>) -> Result<UtilWindow<'a>> {
-        let column = |name: &str| df.column(name).map_err(|e| Error::polars(format!("column {name}"), e));
-        let times = column("time")?.i64().map_err(|e| Error::polars("column time".to_string(), e))?;
-        let names = column("machine")?.str().map_err(|e| Error::polars("column machine".to_string(), e))?;
+        let (times, names) = (i64_col(df, "time")?, str_col(df, "machine")?);
         let mut rows: Vec<Vec<(i64, u32, u32)>> = vec![Vec::new(); machines.len()];
         for (k, (times, names)) in times.downcast_iter().zip(names.downcast_iter()).enumerate() {
             for (r, (t, m)) in times.iter().zip(names.iter()).enumerate() {
@@ -255,12 +253,8 @@ impl<'a> UtilWindow<'a> {
                 machine.sort_by_key(|&(t, ..)| t);
             }
         }
-        let gpus = (0..GPU_COLUMNS)
-            .map(|i| {
-                let ca = column(&gpu_col(i))?.f64().map_err(|e| Error::polars(format!("column {}", gpu_col(i)), e))?;
-                Ok(ca.downcast_iter().collect())
-            })
-            .collect::<Result<_>>()?;
+        let gpus =
+            (0..GPU_COLUMNS).map(|i| Ok(f64_col(df, &gpu_col(i))?.downcast_iter().collect())).collect::<Result<_>>()?;
         Ok(UtilWindow { rows, gpus })
     }
 
@@ -339,9 +333,9 @@ fn join_counts(ctx: &Ctx, filter: Filter) -> Result<Counts> {
     // `start` (a minute), so every window starts on a minute.
     let width = WINDOW_MIN * MINUTE_US;
     let (start, end) = (start + (u0 - start).max(0) / width * width, end.min(u1 + 1));
-    let windows: Vec<(i64, i64)> = (0..)
-        .map(|k| (start + k * width, start + (k + 1) * width))
-        .take_while(|&(w0, _)| w0 < end)
+    let windows: Vec<(i64, i64)> = window_starts(start, end - 1, width)
+        .into_iter()
+        .map(|w0| (w0, w0 + width))
         .filter(|&(w0, w1)| spans.iter().any(|s| s.lo < w1 && s.hi > w0))
         .collect();
     let cols: Vec<Expr> = [col("time").cast(DataType::Int64), col("machine")]

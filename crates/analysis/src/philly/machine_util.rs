@@ -24,10 +24,10 @@ use polars::prelude::*;
 
 use super::{time_span, time_window};
 use crate::declare::{About, Analyze, Memory, Scope};
-use crate::frame::{collect, for_each_collected, i64s, strs};
+use crate::frame::{collect, f64_col, for_each_collected, i64_col, i64s, str_col, strs};
 use crate::output::{Cell, Output, ResultTable};
 use crate::Ctx;
-use tracelab_schema::error::{Error, Result};
+use tracelab_schema::error::Result;
 use tracelab_schema::philly::{CPU_UTIL, GPU_UTIL, MACHINES, MEM_UTIL, PLACEMENTS};
 use tracelab_schema::Table;
 use tracelab_stats::{quantiles_in_place, Dist};
@@ -114,18 +114,6 @@ impl Rows {
 fn window_plans(ctx: &Ctx, table: &Table, values: Vec<Expr>, wins: &[i64]) -> Result<Vec<LazyFrame>> {
     let cols = [vec![col("time").cast(DataType::Int64), col("machine")], values].concat();
     wins.iter().map(|&w0| Ok(time_window(ctx, table, w0, w0 + WINDOW_US)?.select(cols.clone()))).collect()
-}
-
-fn f64_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a Float64Chunked> {
-    df.column(name).and_then(|c| c.f64()).map_err(|e| Error::polars(format!("column {name}"), e))
-}
-
-fn i64_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a Int64Chunked> {
-    df.column(name).and_then(|c| c.i64()).map_err(|e| Error::polars(format!("column {name}"), e))
-}
-
-fn str_col<'a>(df: &'a DataFrame, name: &str) -> Result<&'a StringChunked> {
-    df.column(name).and_then(|c| c.str()).map_err(|e| Error::polars(format!("column {name}"), e))
 }
 
 /// Mean of the non-null GPU values, summed left to right (None when all
