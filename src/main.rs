@@ -11,9 +11,12 @@ mod cli;
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// mimalloc's `mi_option_purge_delay`: how long freed memory stays with
-/// the process before it is returned to the system (10 ms by default; 0 at
-/// once, -1 never). It is option 15 of `mi_option_t` (include/mimalloc.h,
-/// v2 and v3); libmimalloc-sys 0.1.49 names only the options before it.
+/// the process before it is returned to the system (1 s by default in
+/// mimalloc v3, the version mimalloc 0.1.52 builds; 0 at once, -1 never;
+/// `MIMALLOC_VERBOSE=1` prints it). The report keeps the default: the
+/// README's Benchmark section measures others. It is option 15 of
+/// `mi_option_t` (include/mimalloc.h, v2 and v3); libmimalloc-sys 0.1.49
+/// names only the options before it.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
 fn set_purge_delay(ms: std::os::raw::c_long) {
@@ -34,8 +37,8 @@ pub fn purge_freed_memory_at_once() {
 
 /// Runs `work` with mimalloc keeping the memory it frees for reuse, then
 /// restores the purge delay. An ingest frees and allocates column buffers
-/// for every row group; returned to the system after 10 ms, each came back
-/// as fresh pages the kernel had to zero again. Ingesting the three
+/// for every row group; returned to the system after the delay, each came
+/// back as fresh pages the kernel had to zero again. Ingesting the three
 /// full-scale traces took 33-40 s (4-17 s of it in the kernel) and peaked
 /// at 1.06-1.11 GB; keeping the memory, 30-31 s (2.1-2.6 s) and 1.22-1.28
 /// GB, with the same Parquet bytes. The analyses keep the default: never
