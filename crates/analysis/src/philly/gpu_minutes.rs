@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use polars::prelude::*;
 
-use super::{time_span, time_window, window_starts};
+use super::{machine_windows, time_span, window_starts};
 use crate::frame::{collect, f64_col, for_each_collected, i64_col, i64s, str_col, strs};
 use crate::Ctx;
 use tracelab_schema::error::{Error, Result};
@@ -338,14 +338,8 @@ fn join_counts(ctx: &Ctx, filter: Filter) -> Result<Counts> {
         .map(|w0| (w0, w0 + width))
         .filter(|&(w0, w1)| spans.iter().any(|s| s.lo < w1 && s.hi > w0))
         .collect();
-    let cols: Vec<Expr> = [col("time").cast(DataType::Int64), col("machine")]
-        .into_iter()
-        .chain((0..GPU_COLUMNS).map(|i| col(gpu_col(i))))
-        .collect();
-    let plans = windows
-        .iter()
-        .map(|&(w0, w1)| Ok(time_window(ctx, &GPU_UTIL, w0, w1)?.select(cols.clone())))
-        .collect::<Result<Vec<_>>>()?;
+    let gpus = (0..GPU_COLUMNS).map(|i| col(gpu_col(i))).collect();
+    let plans = machine_windows(ctx, &GPU_UTIL, gpus, windows.iter().copied())?;
     let mut acc: Vec<PlHashMap<u64, u64>> = vec![PlHashMap::default(); placed.groups.len()];
     let mut next = windows.iter();
     for_each_collected(plans, "philly GPU-minutes: gpu_util window", |df| {

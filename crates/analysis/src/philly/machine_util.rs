@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use polars::prelude::*;
 
-use super::{time_span, time_window};
+use super::time_span;
 use crate::declare::{About, Analyze, Memory, Scope};
 use crate::frame::{collect, f64_col, for_each_collected, i64_col, i64s, str_col, strs};
 use crate::output::{Cell, Output, ResultTable};
@@ -112,8 +112,7 @@ impl Rows {
 
 /// Every window of `table`: `time` in microseconds, `machine`, `values`.
 fn window_plans(ctx: &Ctx, table: &Table, values: Vec<Expr>, wins: &[i64]) -> Result<Vec<LazyFrame>> {
-    let cols = [vec![col("time").cast(DataType::Int64), col("machine")], values].concat();
-    wins.iter().map(|&w0| Ok(time_window(ctx, table, w0, w0 + WINDOW_US)?.select(cols.clone()))).collect()
+    super::machine_windows(ctx, table, values, wins.iter().map(|&w0| (w0, w0 + WINDOW_US)))
 }
 
 /// Mean of the non-null GPU values, summed left to right (None when all

@@ -44,6 +44,19 @@ fn time_window(ctx: &Ctx, table: &Table, w0: i64, w1: i64) -> Result<LazyFrame> 
     Ok(ctx.store.scan(table)?.filter(t.clone().gt_eq(lit(w0).cast(utc_us())).and(t.lt(lit(w1).cast(utc_us())))))
 }
 
+/// One plan per window `[w0, w1)` of a per-machine utilization table: its
+/// rows' `time` in epoch microseconds, `machine` and `values`, for the
+/// analyses that walk the rows themselves.
+fn machine_windows(
+    ctx: &Ctx,
+    table: &Table,
+    values: Vec<Expr>,
+    windows: impl IntoIterator<Item = (i64, i64)>,
+) -> Result<Vec<LazyFrame>> {
+    let cols = [vec![col("time").cast(DataType::Int64), col("machine")], values].concat();
+    windows.into_iter().map(|(w0, w1)| Ok(time_window(ctx, table, w0, w1)?.select(cols.clone()))).collect()
+}
+
 /// Length of the windows [`for_each_window`] reads: two days of the
 /// per-minute tables are about 0.6 M rows at full scale.
 const AGGREGATE_WINDOW_US: i64 = 2 * 86_400 * 1_000_000;
