@@ -6,16 +6,16 @@
 -- param: trace all|pai|philly|helios|swf = all: one trace, or each of them
 -- engine: streaming
 
--- Grouped by the bin's number and labelled after the GROUP BY: the label is
--- one string per group instead of one per job, and a two-key group-by on
--- (trace, bin) is cheaper than one on (trace, label, bin); the rows are the
--- same (at full scale about 40 % less CPU). Only counts are summed, exact in
--- any order, so the streaming engine prints the same bytes on every run; it
--- takes about a fifth less CPU than the in-memory one here.
-WITH binned AS (
+-- Jobs are counted per (trace, GPU bin, status) first, so the status names
+-- are compared once per group instead of three times per job, and the bin is
+-- labelled after the GROUP BY, one string per group instead of one per job
+-- (at full scale about a tenth less CPU than counting the three statuses per
+-- job, itself about 40 % less than grouping by the label). Only counts are
+-- summed, exact in any order, so the streaming engine prints the same bytes
+-- on every run; it takes about half the CPU of the in-memory one here.
+WITH per_status AS (
     SELECT
         trace,
-        status,
         CASE
             WHEN gpus_requested IS NULL THEN 99
             WHEN gpus_requested = 0 THEN 0
@@ -24,9 +24,12 @@ WITH binned AS (
             WHEN gpus_requested <= 8 THEN 3
             WHEN gpus_requested <= 16 THEN 4
             ELSE 5
-        END AS bin
+        END AS bin,
+        status,
+        COUNT(*) AS jobs
     FROM jobs
     WHERE $trace = 'all' OR trace = $trace
+    GROUP BY 1, 2, 3
 )
 SELECT
     trace,
@@ -39,10 +42,10 @@ SELECT
         WHEN 4 THEN '9-16'
         ELSE '>16'
     END AS gpus,
-    COUNT(*) AS jobs,
-    CAST(SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*) AS failed_rate,
-    CAST(SUM(CASE WHEN status = 'killed' THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*) AS killed_rate,
-    CAST(SUM(CASE WHEN status = 'completed' THEN 1 ELSE 0 END) AS DOUBLE) / COUNT(*) AS completed_rate
-FROM binned
+    SUM(jobs) AS jobs,
+    CAST(SUM(CASE WHEN status = 'failed' THEN jobs ELSE 0 END) AS DOUBLE) / SUM(jobs) AS failed_rate,
+    CAST(SUM(CASE WHEN status = 'killed' THEN jobs ELSE 0 END) AS DOUBLE) / SUM(jobs) AS killed_rate,
+    CAST(SUM(CASE WHEN status = 'completed' THEN jobs ELSE 0 END) AS DOUBLE) / SUM(jobs) AS completed_rate
+FROM per_status
 GROUP BY trace, bin
 ORDER BY trace, bin

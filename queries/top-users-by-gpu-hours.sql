@@ -5,14 +5,43 @@
 -- param: trace pai|philly|helios = helios: the trace whose users are ranked
 -- param: top int = 10: how many users to list
 -- note: PAI requests may be fractional GPUs (GPU sharing); Philly run time spans retries.
+-- engine: streaming
+
+-- The same bytes on every run, although the streaming engine's threads take
+-- the rows in a different order each time: every sum is of whole numbers,
+-- exact in any order. GPUs are counted in hundredths (PAI requests whole
+-- percents of a GPU, Philly and Helios whole GPUs) and run time in whole
+-- milliseconds (the traces record whole seconds), so nothing is rounded away,
+-- and the hours and the mean are one division of an exact total. A finer
+-- request or duration would be rounded to those units; a 64-bit total holds
+-- about 2.9 million GPU-years of them. Hours are the units times
+-- 1 / 360,000,000 rather than divided by it (queries/README.md says why).
+WITH units AS (
+    SELECT
+        "user",
+        CASE WHEN gpus_requested > 0 THEN 1 ELSE 0 END AS gpu_job,
+        CAST(ROUND(gpus_requested * 100) AS BIGINT) AS centi_gpus,
+        CAST(ROUND(run_s * 1000) AS BIGINT) AS run_ms
+    FROM jobs
+    WHERE trace = $trace
+),
+per_user AS (
+    SELECT
+        "user",
+        COUNT(*) AS jobs,
+        SUM(gpu_job) AS gpu_jobs,
+        SUM(centi_gpus * run_ms) AS centi_gpu_ms,
+        SUM(centi_gpus) AS centi_gpus,
+        COUNT(centi_gpus) AS requests
+    FROM units
+    GROUP BY "user"
+)
 SELECT
     "user",
-    COUNT(*) AS jobs,
-    SUM(CASE WHEN gpus_requested > 0 THEN 1 ELSE 0 END) AS gpu_jobs,
-    SUM(gpus_requested * run_s) / 3600.0 AS gpu_hours,
-    AVG(gpus_requested) AS mean_gpus
-FROM jobs
-WHERE trace = $trace
-GROUP BY "user"
+    jobs,
+    gpu_jobs,
+    centi_gpu_ms * (1 / 360000000.0) AS gpu_hours,
+    centi_gpus * (1 / 100.0) / NULLIF(requests, 0) AS mean_gpus
+FROM per_user
 ORDER BY gpu_hours DESC NULLS LAST, jobs DESC, "user"
 LIMIT $top
