@@ -11,8 +11,8 @@
 -- the rows in a different order each time: every sum is of whole numbers,
 -- exact in any order. GPUs are counted in hundredths (PAI requests whole
 -- percents of a GPU, Philly and Helios whole GPUs) and run time in whole
--- milliseconds (the traces record whole seconds), so nothing is rounded away,
--- and the hours and the mean are one division of an exact total. A finer
+-- milliseconds (the traces record whole seconds), so nothing is rounded away
+-- until the hours and the mean are computed from the exact totals. A finer
 -- request or duration would be rounded to those units; a 64-bit total holds
 -- about 2.9 million GPU-years of them. Hours are the units times
 -- 1 / 360,000,000 rather than divided by it (queries/README.md says why).
