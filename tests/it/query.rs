@@ -134,7 +134,9 @@ fn a_streaming_named_query_prints_what_the_in_memory_engine_prints_on_every_run(
         .into_iter()
         .filter(|(name, _)| header_lines(name).any(|l| l == "-- engine: streaming"))
         .collect();
-    for opted_in in ["instances-over-request", "helios-usage-by-vc", "outcomes-by-gpus", "top-users-by-gpu-hours"] {
+    for opted_in in
+        ["instances-over-request", "helios-usage-by-vc", "outcomes-by-gpus", "top-users-by-gpu-hours", "trace-overview"]
+    {
         assert!(streaming.iter().any(|(name, _)| name == opted_in), "{opted_in} not in {streaming:?}");
     }
     for (name, enums) in &streaming {
