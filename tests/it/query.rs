@@ -432,6 +432,7 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
             "ORDER BY -run_s, job_id",
         ),
         ("SELECT EXTRACT(EPOCH FROM end_time - start_time) AS s FROM jobs", "EXTRACT(EPOCH FROM end_time) -"),
+        ("SELECT start_time + CAST(run_s AS INTERVAL) AS e FROM jobs", "run_s * INTERVAL '1 second'"),
         ("WITH jobs AS (SELECT * FROM philly_jobs) SELECT COUNT(*) AS n FROM jobs", "give the CTE another name"),
     ] {
         let err = query_refused(sql);
@@ -461,6 +462,40 @@ fn sql_the_engine_lacks_gets_what_to_write_instead() {
     let since = submit.i64().unwrap().iter().flatten().filter(|&t| t >= 1_509_667_200_000_000).count();
     let rewrite = "SELECT COUNT(*) AS n FROM jobs WHERE submit_time >= '2017-11-03 00:00:00'";
     assert_eq!(query_ok(&[rewrite, "--format", "csv"]), format!("n\n{since}\n"));
+    // The interval hint: start + run_s seconds is the end time wherever the
+    // trace's run_s is end - start (counted here in microseconds).
+    let micros = |c: &str| jobs.column(c).unwrap().cast(&DataType::Int64).unwrap().i64().unwrap().clone();
+    let (start, end) = (micros("start_time"), micros("end_time"));
+    let run = jobs.column("run_s").unwrap().f64().unwrap().clone();
+    let ends = (start.iter().zip(end.iter()).zip(run.iter()))
+        .filter(|((s, e), r)| matches!((s, e, r), (Some(s), Some(e), Some(r)) if (e - s) as f64 == r * 1e6))
+        .count();
+    assert!(ends > 100, "the sample must have jobs with all three times");
+    let rewrite = "SELECT COUNT(*) AS n FROM jobs WHERE start_time + run_s * INTERVAL '1 second' = end_time";
+    assert_eq!(query_ok(&[rewrite, "--format", "csv"]), format!("n\n{ends}\n"));
+}
+
+#[test]
+fn a_list_is_printed_whole_in_every_format() {
+    // 40 job ids in one ARRAY_AGG cell; Polars' own rendering of a list
+    // keeps the first two and the last and puts "…" between.
+    let jobs = read_parquet(&sample_store().join("helios/jobs.parquet"));
+    let mut want: Vec<i64> = jobs.column("job_id").unwrap().i64().unwrap().iter().flatten().collect();
+    want.sort_unstable();
+    want.truncate(40);
+    let sql = "SELECT ARRAY_AGG(job_id) AS ids FROM (SELECT job_id FROM helios_jobs ORDER BY job_id LIMIT 40) AS t";
+    let ids = |cell: &str| {
+        let mut got: Vec<i64> = serde_json::from_str(cell).unwrap_or_else(|e| panic!("{cell}: {e}"));
+        got.sort_unstable();
+        got
+    };
+    let csv = query_ok(&[sql, "--format", "csv"]);
+    let cell = csv.strip_prefix("ids\n\"").and_then(|c| c.strip_suffix("\"\n")).expect(&csv);
+    assert_eq!(ids(cell), want, "{csv}");
+    let json: serde_json::Value = serde_json::from_str(&query_ok(&[sql, "--format", "json"])).unwrap();
+    assert_eq!(ids(json[0]["ids"].as_str().unwrap()), want);
+    let table = query_ok(&[sql, "--format", "table"]);
+    assert!(!table.contains('…') && table.contains(&want[39].to_string()), "{table}");
 }
 
 #[test]

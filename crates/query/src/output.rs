@@ -1,8 +1,9 @@
 //! Query results for the presentation layer: a Polars frame becomes a
 //! neutral [`present::Table`] (typed columns; timestamps as instants,
-//! durations as seconds), which `tracelab_present` writes as a terminal
-//! table, CSV, JSON or JSONL; and back, so any table (an analysis result, a
-//! listing) can be written as Parquet, the only file a query writes.
+//! durations as seconds, lists as JSON array text), which
+//! `tracelab_present` writes as a terminal table, CSV, JSON or JSONL; and
+//! back, so any table (an analysis result, a listing) can be written as
+//! Parquet, the only file a query writes.
 
 use std::path::Path;
 
@@ -46,9 +47,26 @@ fn value(av: &AnyValue) -> Value {
         AnyValue::Datetime(v, tu, _) | AnyValue::DatetimeOwned(v, tu, _) => instant(*v, *tu),
         AnyValue::Duration(v, tu) => Value::Float(*v as f64 / per_second(*tu)),
         AnyValue::UInt64(n) => Value::UInt(*n),
+        AnyValue::List(items) | AnyValue::Array(items, _) => Value::Text(json_array(items)),
         av if av.is_integer() => av.extract::<i64>().map_or_else(|| Value::Text(av.to_string()), Value::Int),
         other => Value::Text(other.to_string()),
     }
+}
+
+/// A list cell (`ARRAY_AGG`, `STRING_TO_ARRAY`) as JSON array text, every
+/// element written as its own cell would be (timestamps RFC 3339, durations
+/// in seconds), nested lists as nested arrays. Polars' own rendering
+/// elides the middle of a long list ("[1, 2, … 9]") and does not escape
+/// quotes in strings, which would lose data in CSV, JSON and Parquet.
+fn json_array(items: &Series) -> String {
+    let elements: Vec<String> = items
+        .iter()
+        .map(|av| match av {
+            AnyValue::List(inner) | AnyValue::Array(inner, _) => json_array(&inner),
+            other => present::json::value(&value(&other)),
+        })
+        .collect();
+    format!("[{}]", elements.join(","))
 }
 
 fn per_second(tu: TimeUnit) -> f64 {
@@ -172,6 +190,33 @@ mod tests {
         assert_eq!(at(1_500_000, TimeUnit::Microseconds), "\"1970-01-01T00:00:01.500Z\"");
         assert_eq!(at(4_550_879_000_000, TimeUnit::Microseconds), "\"1970-02-22T16:07:59Z\"");
         assert_eq!(date(18_000), "2019-04-14");
+    }
+
+    #[test]
+    fn lists_are_whole_json_arrays() {
+        // Twelve strings: Polars' display of the same list elides all but
+        // the first two and the last ("[\"s0\", \"s1\", … \"s11\"]").
+        let strings: Vec<String> = (0..12).map(|i| format!("s{i}")).collect();
+        let mut quoted = strings.clone();
+        quoted[3] = "say \"hi\"".into();
+        let texts = Series::new("t".into(), quoted);
+        let nested = Series::new("n".into(), [Series::new("".into(), [1i64, 2]), Series::new("".into(), [3i64])]);
+        let secs = Series::new("d".into(), [1_500_000i64, 2_000_000])
+            .cast(&DataType::Duration(TimeUnit::Microseconds))
+            .unwrap();
+        let floats = Series::new("f".into(), [Some(0.5), None, Some(f64::NAN)]);
+        let cells: Vec<Value> =
+            [texts, nested, secs, floats].into_iter().map(|items| value(&AnyValue::List(items))).collect();
+        let want = [
+            r#"["s0","s1","s2","say \"hi\"","s4","s5","s6","s7","s8","s9","s10","s11"]"#,
+            "[[1,2],[3]]",
+            "[1.5,2.0]",
+            "[0.5,null,null]",
+        ];
+        for (cell, want) in cells.iter().zip(want) {
+            assert_eq!(cell, &Value::Text(want.to_string()));
+        }
+        assert_eq!(column("l", &DataType::List(Box::new(DataType::String))).kind, Kind::Text);
     }
 
     #[test]

@@ -52,6 +52,12 @@
 //! DuckDB, PostgreSQL, MySQL and Spark first (2). Refused; `LN(x) / LN(base)`
 //! means the same everywhere.
 //!
+//! **A number cast to INTERVAL** (`CAST(run_s AS INTERVAL)`, `run_s::INTERVAL`):
+//! Polars reads the number as microseconds, so `start_time + CAST(run_s AS
+//! INTERVAL)` adds 9 µs for a 9-second job; DuckDB and PostgreSQL refuse
+//! the cast. Refused unless the cast is of a string literal;
+//! `run_s * INTERVAL '1 second'` is 9 seconds in every engine.
+//!
 //! **An aggregate over a constant** (`SUM(1)`, `SUM(CASE WHEN 1 = 1 THEN 1
 //! ELSE 0 END)`, `STRING_AGG('x', ',')`): Polars aggregates the constant
 //! once, not once per row, so `SUM(1)` over the 10,783 sample jobs is 1 (and
@@ -64,8 +70,9 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    visit_expressions, BinaryOperator, Expr, Function, FunctionArguments, Ident, JoinConstraint, JoinOperator,
-    ObjectNamePart, Query, Select, Spanned, TableFactor, TableWithJoins, Visit, Visitor, WindowType,
+    visit_expressions, BinaryOperator, DataType, Expr, Function, FunctionArguments, Ident, JoinConstraint,
+    JoinOperator, ObjectNamePart, Query, Select, Spanned, TableFactor, TableWithJoins, Value, Visit, Visitor,
+    WindowType,
 };
 use sqlparser::tokenizer::Span as SqlSpan;
 
@@ -151,6 +158,8 @@ enum Trap {
         span: SqlSpan,
         truth: bool,
     },
+    /// A cast to INTERVAL of anything but a string literal (where: what is cast).
+    CastToInterval(SqlSpan),
 }
 
 impl Trap {
@@ -225,6 +234,16 @@ impl Trap {
                      PostgreSQL"
                 ),
                 "write LN(x) / LN(base), which means the same in every engine (or LOG10(x), LOG2(x), LN(x))".into(),
+            ),
+            Trap::CastToInterval(span) => (
+                span,
+                format!(
+                    "a number cast to INTERVAL: {ENGINE} would read it as microseconds (a 9-second run_s becomes \
+                     9 µs); DuckDB and PostgreSQL refuse the cast"
+                ),
+                "multiply by an interval: run_s * INTERVAL '1 second' (or '1 minute', '1 hour'), e.g. start_time + \
+                 run_s * INTERVAL '1 second'"
+                    .into(),
             ),
             Trap::IsNot { span, truth } => {
                 let (is_not, instead) = if truth {
@@ -310,6 +329,9 @@ fn expression_trap(e: &Expr) -> Option<Trap> {
     match e {
         Expr::IsNotTrue(_) => Some(Trap::IsNot { span: e.span(), truth: true }),
         Expr::IsNotFalse(_) => Some(Trap::IsNot { span: e.span(), truth: false }),
+        Expr::Cast { expr, data_type: DataType::Interval { .. }, .. } if !is_string_literal(expr) => {
+            Some(Trap::CastToInterval(expr.span()))
+        }
         Expr::Function(f) => {
             if let Some(name) = constant_aggregate(f) {
                 return Some(Trap::ConstantAggregate { span: f.name.span(), name });
@@ -412,6 +434,10 @@ fn reads_a_column(e: &Expr) -> bool {
         _ => ControlFlow::Continue(()),
     })
     .is_break()
+}
+
+fn is_string_literal(e: &Expr) -> bool {
+    matches!(e, Expr::Value(v) if matches!(v.value, Value::SingleQuotedString(_)))
 }
 
 fn is_two_argument_log(f: &Function) -> bool {
@@ -567,6 +593,23 @@ mod tests {
         let sql = "SELECT LN(run_s) AS a, LOG10(run_s) AS b, log(10, run_s) AS c FROM jobs";
         assert!(refused_at(sql, "log(").contains("LN(x) / LN(base)"));
         pass(&["SELECT LN(run_s) / LN(10) AS a, LOG10(run_s) AS b, LOG2(run_s) AS c FROM jobs"]);
+    }
+
+    #[test]
+    fn a_number_cast_to_interval_is_refused() {
+        for (sql, at) in [
+            ("SELECT start_time + CAST(run_s AS INTERVAL) AS e FROM jobs", "run_s AS"),
+            ("SELECT TRY_CAST(gpus_requested AS INTERVAL) AS d FROM jobs", "gpus_requested"),
+            ("SELECT COUNT(*) AS n FROM jobs WHERE run_s::INTERVAL > INTERVAL '1 hour'", "run_s::"),
+            ("SELECT CAST(3600 AS INTERVAL) AS d", "3600"),
+        ] {
+            assert!(refused_at(sql, at).contains("run_s * INTERVAL '1 second'"), "{sql}");
+        }
+        pass(&[
+            "SELECT start_time + run_s * INTERVAL '1 second' AS e FROM jobs",
+            "SELECT CAST('1 hour' AS INTERVAL) AS d, INTERVAL '2 hours' AS e",
+            "SELECT CAST(run_s AS DOUBLE) AS r FROM jobs",
+        ]);
     }
 
     #[test]
