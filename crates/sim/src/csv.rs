@@ -2,7 +2,10 @@
 //! own trace) can be replayed without Polars.
 //!
 //! Format: a header row naming the columns, in any order, then one job per
-//! line; fields are separated by commas and may not be quoted.
+//! line; fields are separated by commas (RFC 4180: a field in double quotes
+//! may hold commas, line breaks and `""` for a quote). A UTF-8 byte-order
+//! mark before the header (as spreadsheets write it) and CRLF line ends are
+//! accepted. Unquoted fields are trimmed.
 //!
 //! | column | required | meaning |
 //! |---|---|---|
@@ -14,15 +17,20 @@
 //! | `user`, `vc`, `group` | no | names, interned in order of appearance |
 //! | `gpu_type` | no | GPU type name the job is pinned to; empty = any |
 //!
-//! Bad rows are rejected with their line number (the header is line 1) and
-//! column.
+//! Times are bounded by [`MAX_SECS`] and GPU and CPU counts by
+//! [`MAX_UNITS`], so that no sum the engine takes overflows. Bad rows are
+//! rejected with their line number (the header is line 1) and column.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 
 use crate::error::SimError;
 use crate::job::{Job, Workload};
-use crate::time::{from_secs, to_secs};
+use crate::time::{from_secs, to_secs, MAX_SECS};
+
+/// The most GPUs or CPU cores one job may ask for: a million, far beyond
+/// any cluster, and within the engine's thousandths held in a `u32`.
+pub const MAX_UNITS: f64 = 1e6;
 
 /// Names to dense ids, in order of first appearance.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -63,27 +71,31 @@ const COLUMNS: [&str; 9] = ["job_id", "submit_s", "duration_s", "gpus", "cpus", 
 
 struct Row<'a> {
     line: usize,
-    fields: Vec<&'a str>,
+    fields: Vec<String>,
     at: &'a [Option<usize>; 9],
 }
 
 impl Row<'_> {
     fn text(&self, col: usize) -> Option<&str> {
-        self.at[col].map(|i| self.fields[i].trim())
+        self.at[col].map(|i| self.fields[i].as_str())
     }
 
-    fn number(&self, col: usize, min: f64) -> Result<Option<f64>, SimError> {
+    /// The number in `col`, checked to lie in `[min, max]`.
+    fn number(&self, col: usize, min: f64, max: f64) -> Result<Option<f64>, SimError> {
         let Some(text) = self.text(col).filter(|t| !t.is_empty()) else { return Ok(None) };
         let bad = |what: String| SimError::Csv { line: self.line, column: COLUMNS[col].into(), what };
         let x: f64 = text.parse().map_err(|_| bad(format!("expected a number, found `{text}`")))?;
         if !x.is_finite() || x < min {
             return Err(bad(format!("expected a finite number >= {min}, found `{text}`")));
         }
+        if x > max {
+            return Err(bad(format!("expected a number <= {max:e}, found `{text}`")));
+        }
         Ok(Some(x))
     }
 
-    fn required(&self, col: usize, min: f64) -> Result<f64, SimError> {
-        self.number(col, min)?.ok_or_else(|| SimError::Csv {
+    fn required(&self, col: usize, min: f64, max: f64) -> Result<f64, SimError> {
+        self.number(col, min, max)?.ok_or_else(|| SimError::Csv {
             line: self.line,
             column: COLUMNS[col].into(),
             what: "missing value".into(),
@@ -91,15 +103,17 @@ impl Row<'_> {
     }
 }
 
-fn header_positions(header: &str) -> Result<[Option<usize>; 9], SimError> {
+fn header_positions(header: &[String]) -> Result<[Option<usize>; 9], SimError> {
     let mut at = [None; 9];
-    for (i, name) in header.split(',').map(str::trim).enumerate() {
-        let col = COLUMNS.iter().position(|c| *c == name).ok_or_else(|| SimError::Csv {
+    for (i, name) in header.iter().enumerate() {
+        let col = COLUMNS.iter().position(|c| c == name).ok_or_else(|| SimError::Csv {
             line: 1,
-            column: name.into(),
+            column: name.clone(),
             what: format!("unknown column; expected some of {}", COLUMNS.join(",")),
         })?;
-        at[col] = Some(i);
+        if at[col].replace(i).is_some() {
+            return Err(SimError::Csv { line: 1, column: name.clone(), what: "column named twice".into() });
+        }
     }
     for (col, name) in [(1, "submit_s"), (2, "duration_s"), (3, "gpus")] {
         if at[col].is_none() {
@@ -113,49 +127,106 @@ fn header_positions(header: &str) -> Result<[Option<usize>; 9], SimError> {
     Ok(at)
 }
 
+/// The next record of `lines` with the line it starts on: its fields, or
+/// None at the end. A quoted field may span lines.
+fn next_record(
+    lines: &mut impl Iterator<Item = std::io::Result<String>>,
+    line_no: &mut usize,
+) -> Result<Option<(usize, Vec<String>)>, SimError> {
+    let Some(first) = lines.next().transpose()? else { return Ok(None) };
+    *line_no += 1;
+    let start = *line_no;
+    let mut text = first;
+    loop {
+        match split_fields(&text) {
+            Some(fields) => return Ok(Some((start, fields))),
+            None => match lines.next().transpose()? {
+                Some(more) => {
+                    *line_no += 1;
+                    text.push('\n');
+                    text.push_str(&more);
+                }
+                None => {
+                    let what = "a quoted field is not closed before the end of the file".into();
+                    return Err(SimError::Csv { line: start, column: String::new(), what });
+                }
+            },
+        }
+    }
+}
+
+/// The fields of one record (RFC 4180), unquoted fields trimmed; None while
+/// a quoted field is still open at the end of `text`. A quote inside an
+/// unquoted field, or text after a closing quote, is kept as it stands.
+fn split_fields(text: &str) -> Option<Vec<String>> {
+    let mut fields = Vec::new();
+    let mut chars = text.chars().peekable();
+    loop {
+        while chars.next_if(|c| *c == ' ' || *c == '\t').is_some() {}
+        let mut field = String::new();
+        if chars.next_if_eq(&'"').is_some() {
+            loop {
+                match chars.next()? {
+                    '"' if chars.next_if_eq(&'"').is_some() => field.push('"'),
+                    '"' => break,
+                    c => field.push(c),
+                }
+            }
+            // Whatever follows the closing quote up to the comma belongs to
+            // the field, but for white space before the comma.
+            let mut rest = String::new();
+            while let Some(c) = chars.next_if(|c| *c != ',') {
+                rest.push(c);
+            }
+            field.push_str(rest.trim_end());
+        } else {
+            while let Some(c) = chars.next_if(|c| *c != ',') {
+                field.push(c);
+            }
+            field = field.trim().to_string();
+        }
+        fields.push(field);
+        if chars.next().is_none() {
+            return Some(fields);
+        }
+    }
+}
+
 /// Reads a job list (see the module docs for the format).
 pub fn read_jobs(input: impl BufRead) -> Result<JobList, SimError> {
     let mut lines = input.lines();
-    let header = lines.next().transpose()?.ok_or(SimError::Csv {
-        line: 1,
-        column: String::new(),
-        what: "no header row".into(),
-    })?;
+    let mut line_no = 0;
+    let no_header = || SimError::Csv { line: 1, column: String::new(), what: "no header row".into() };
+    let (_, mut header) = next_record(&mut lines, &mut line_no)?.ok_or_else(no_header)?;
+    if let Some(first) = header.first_mut() {
+        if let Some(rest) = first.strip_prefix('\u{feff}') {
+            *first = rest.trim().to_string();
+        }
+    }
     let at = header_positions(&header)?;
-    let width = header.split(',').count();
     let mut list = JobList::default();
-    for (i, line) in lines.enumerate() {
-        let line_no = i + 2;
-        let text = line?;
-        if text.trim().is_empty() {
+    while let Some((line, fields)) = next_record(&mut lines, &mut line_no)? {
+        if fields.len() == 1 && fields[0].is_empty() {
             continue;
         }
-        if text.contains('"') {
-            return Err(SimError::Csv {
-                line: line_no,
-                column: String::new(),
-                what: "quoted fields are not supported".into(),
-            });
+        if fields.len() != header.len() {
+            let what = format!("expected {} fields, found {}", header.len(), fields.len());
+            return Err(SimError::Csv { line, column: String::new(), what });
         }
-        let fields: Vec<&str> = text.split(',').collect();
-        if fields.len() != width {
-            let what = format!("expected {width} fields, found {}", fields.len());
-            return Err(SimError::Csv { line: line_no, column: String::new(), what });
-        }
-        read_row(&mut list, &Row { line: line_no, fields, at: &at })?;
+        read_row(&mut list, &Row { line, fields, at: &at })?;
     }
     finish(list)
 }
 
 fn read_row(list: &mut JobList, row: &Row) -> Result<(), SimError> {
     let id = list.workload.jobs.len() as u32;
-    let gpus = row.required(3, 0.0)?;
+    let gpus = row.required(3, 0.0, MAX_UNITS)?;
     let job = Job {
         id,
-        submit: from_secs(row.required(1, f64::MIN)?),
-        duration: from_secs(row.required(2, 0.0)?),
+        submit: from_secs(row.required(1, -MAX_SECS, MAX_SECS)?),
+        duration: from_secs(row.required(2, 0.0, MAX_SECS)?),
         gpu_milli: (gpus * 1000.0).round() as u32,
-        cpu_milli: row.number(4, 0.0)?.map(|c| (c * 1000.0).round() as u32),
+        cpu_milli: row.number(4, 0.0, MAX_UNITS)?.map(|c| (c * 1000.0).round() as u32),
         user: list.users.id(row.text(5).unwrap_or("")),
         vc: list.vcs.id(row.text(6).unwrap_or("")),
         group: list.groups.id(row.text(7).unwrap_or("")),
@@ -189,16 +260,28 @@ pub fn write_jobs(list: &JobList, mut out: impl Write) -> std::io::Result<()> {
         writeln!(
             out,
             "{},{:.3},{:.3},{},{},{},{},{},{}",
-            list.job_ids.get(i).cloned().unwrap_or_else(|| i.to_string()),
+            quoted(&list.job_ids.get(i).cloned().unwrap_or_else(|| i.to_string())),
             to_secs(j.submit),
             to_secs(j.duration),
             j.gpu_milli as f64 / 1000.0,
             cpus,
-            name(&list.users, j.user),
-            name(&list.vcs, j.vc),
-            name(&list.groups, j.group),
-            ty
+            quoted(&name(&list.users, j.user)),
+            quoted(&name(&list.vcs, j.vc)),
+            quoted(&name(&list.groups, j.group)),
+            quoted(&ty)
         )?;
     }
     Ok(())
+}
+
+/// `text` as a CSV field that reads back as itself: quoted when it holds a
+/// comma, quote or line break, or begins or ends with white space (which
+/// the reader trims from an unquoted field).
+fn quoted(text: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !text.contains([',', '"', '\n', '\r']) && text.trim() == text;
+    if plain {
+        text.into()
+    } else {
+        format!("\"{}\"", text.replace('"', "\"\"")).into()
+    }
 }

@@ -38,7 +38,9 @@ pub enum SimError {
     Unplaceable { job: JobId, reason: Unplaceable },
     #[error("bad option: {0}")]
     BadOption(String),
-    #[error("line {line}, column `{column}`: {what}")]
+    /// A bad CSV job list: the line, the column (empty when the whole row is
+    /// wrong) and what is wrong.
+    #[error("line {line}{}: {what}", if column.is_empty() { String::new() } else { format!(", column `{column}`") })]
     Csv { line: usize, column: String, what: String },
     #[error("reading the job list: {0}")]
     Io(#[from] std::io::Error),

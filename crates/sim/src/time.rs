@@ -11,6 +11,15 @@ pub type Millis = i64;
 /// One second.
 pub const SECOND: Millis = 1000;
 
+/// The largest submission time (either side of zero) and duration a job may
+/// have, in seconds: about 3,200 years. An `i64` of milliseconds holds
+/// 92,000 such spans end to end, so the engine's sums of times cannot
+/// overflow; no trace comes near it (epoch seconds are about 1.7e9).
+pub const MAX_SECS: f64 = 1e11;
+
+/// [`MAX_SECS`] in milliseconds.
+pub const MAX_MILLIS: Millis = 100_000_000_000_000;
+
 /// Seconds (as in the traces) to milliseconds, rounded to the nearest.
 pub fn from_secs(secs: f64) -> Millis {
     (secs * 1000.0).round() as Millis

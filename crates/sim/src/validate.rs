@@ -1,8 +1,10 @@
 //! Checks a workload before a run: ids are positions, durations are not
-//! negative, and user, VC and group ids are within the interners' sizes.
+//! negative, times are within [`MAX_MILLIS`], and user, VC and group ids are
+//! within the interners' sizes.
 
 use crate::error::SimError;
 use crate::job::{Job, Workload};
+use crate::time::MAX_MILLIS;
 
 impl Workload {
     /// Checks ids, interner bounds and times; the first problem is returned.
@@ -23,6 +25,12 @@ impl Workload {
         }
         if job.duration < 0 {
             return bad(format!("negative duration {} ms", job.duration));
+        }
+        if job.duration > MAX_MILLIS || job.submit.abs() > MAX_MILLIS {
+            return bad(format!(
+                "submitted at {} ms for {} ms: times are limited to {MAX_MILLIS} ms (about 3,200 years)",
+                job.submit, job.duration
+            ));
         }
         if job.user >= self.n_users || job.vc >= self.n_vcs || job.group >= self.n_groups {
             return bad("user, vc or group id beyond the interner sizes".into());

@@ -117,52 +117,78 @@ fn csv_errors_name_line_and_column() {
         err("submit_s,duration_s,gpus\n0,-5,1\n"),
         "line 2, column `duration_s`: expected a finite number >= 0, found `-5`"
     );
-    assert_eq!(err("submit_s,duration_s,gpus\n0,5\n"), "line 2, column ``: expected 3 fields, found 2");
+    assert_eq!(err("submit_s,duration_s,gpus\n0,5\n"), "line 2: expected 3 fields, found 2");
     assert_eq!(err("submit_s,duration_s,gpus\n"), "the workload has no jobs");
-    assert_eq!(err(""), "line 1, column ``: no header row");
+    assert_eq!(err(""), "line 1: no header row");
+    assert_eq!(err("submit_s,gpus,duration_s,gpus\n"), "line 1, column `gpus`: column named twice");
+    // Values the engine's millisecond clock and thousandths of a GPU could
+    // not hold are refused, not clamped.
+    assert_eq!(
+        err("submit_s,duration_s,gpus\n0,10,1\n1e300,10,1\n"),
+        "line 3, column `submit_s`: expected a number <= 1e11, found `1e300`"
+    );
+    assert_eq!(
+        err("submit_s,duration_s,gpus\n-2e11,10,1\n"),
+        "line 2, column `submit_s`: expected a finite number >= -100000000000, found `-2e11`"
+    );
+    assert_eq!(
+        err("submit_s,duration_s,gpus\n0,9e15,1\n"),
+        "line 2, column `duration_s`: expected a number <= 1e11, found `9e15`"
+    );
+    assert_eq!(
+        err("submit_s,duration_s,gpus\n0,10,1e9\n"),
+        "line 2, column `gpus`: expected a number <= 1e6, found `1e9`"
+    );
+    assert_eq!(
+        err("submit_s,duration_s,gpus,cpus\n0,10,1,5e6\n"),
+        "line 2, column `cpus`: expected a number <= 1e6, found `5e6`"
+    );
+    assert_eq!(
+        err("submit_s,duration_s,gpus,user\n0,10,1,\"open\n"),
+        "line 2: a quoted field is not closed before the end of the file"
+    );
 }
 
-/// Admission keeps one verdict per distinct (GPUs, CPUs, GPU type) demand
-/// (`check_job` scans every node): each job must still get its own verdict.
-/// Nodes: 2 of 4 GPUs type 0 with 8 cores, 1 of 8 GPUs type 1 without a CPU
-/// count. Jobs cycle through kinds that fit, need too many GPUs of their type,
-/// a type no node has, or too many CPUs.
+/// What a spreadsheet or pandas writes: a byte-order mark, CRLF line ends,
+/// quoted fields holding commas, quotes and a line break, a line of spaces.
 #[test]
-fn admission_verdicts_are_per_job_whatever_the_demand_kind() {
-    let cluster = Cluster::from_nodes(vec![
-        Node { gpus: 4, cpu_milli: Some(8000), gpu_type: 0 },
-        Node { gpus: 4, cpu_milli: Some(8000), gpu_type: 0 },
-        Node { gpus: 8, cpu_milli: None, gpu_type: 1 },
-    ])
-    .unwrap();
-    let kinds: [(f64, Option<u32>, Option<u16>); 6] = [
-        (2.0, None, Some(0)),
-        (9.0, None, Some(0)),
-        (1.0, None, Some(2)),
-        (4.0, Some(9000), Some(0)),
-        (4.0, Some(9000), None),
-        (16.0, None, None),
-    ];
-    let jobs: Vec<Job> = (0..60)
-        .map(|i| {
-            let (g, cpu, ty) = kinds[i % kinds.len()];
-            Job { cpu_milli: cpu, gpu_type: ty, ..job(i as u32, i as i64, 10, g) }
-        })
-        .collect();
-    let w = Workload { n_gpu_types: 3, ..Workload::from_jobs(jobs) };
-    let cfg = SimConfig { on_unplaceable: OnUnplaceable::Skip, ..SimConfig::default() };
-    let r = simulate(&w, &cluster, &cfg).unwrap();
-    for (j, res) in w.jobs.iter().zip(&r.jobs) {
-        let expected = match cluster.check_job(j) {
-            Ok(()) => JobStatus::Done,
-            Err(reason) => JobStatus::Unplaceable(reason),
-        };
-        assert_eq!(res.status, expected, "job {}", j.id);
-    }
-    // By hand: kind 0 runs; 1 needs 9 of type 0's 8 GPUs; 2 a type no node
-    // has; 3 nine cores on type-0 nodes of eight; 4 runs on the type-1 node
-    // (no CPU count); 5 takes all three nodes (8 + 4 + 4 = 16 GPUs). Kinds 0,
-    // 4 and 5 are 30 of the 60 jobs.
-    let done = r.jobs.iter().filter(|j| j.status == JobStatus::Done).count();
-    assert_eq!(done, 30);
+fn csv_reads_quoted_fields_a_byte_order_mark_and_crlf() {
+    let text = "\u{feff}job_id,submit_s,duration_s,gpus,user,vc\r\n\
+                \"a,1\",0,10,1,\"say \"\"hi\"\"\",vc1\r\n\
+                \r\n\
+                b, 1.5 ,20,2,\"two\r\nlines\",\" padded \"\r\n\
+                c,3,30,0.5,plain,vc1\r\n";
+    let list = read_jobs(Cursor::new(text)).unwrap();
+    assert_eq!(list.job_ids, vec!["a,1", "b", "c"]);
+    assert_eq!(list.users.names, vec!["say \"hi\"", "two\nlines", "plain"]);
+    assert_eq!(list.vcs.names, vec!["vc1", " padded "]);
+    let w = &list.workload;
+    assert_eq!((w.jobs[1].submit, w.jobs[1].duration, w.jobs[1].gpu_milli), (1500, 20_000, 2000));
+    assert_eq!((w.jobs[2].user, w.jobs[2].vc), (2, 0));
+    // Written back, every name reads as itself.
+    let mut out = Vec::new();
+    write_jobs(&list, &mut out).unwrap();
+    let again = read_jobs(Cursor::new(out)).unwrap();
+    assert_eq!((again.job_ids, again.users, again.vcs), (list.job_ids, list.users, list.vcs));
+}
+
+/// A job of a million GPUs for the longest time a job list allows: its
+/// attained service (GPU-milliseconds in thousandths, 1e23) is beyond an
+/// i64. LAS still runs it to the end (the count stops at i64::MAX instead of
+/// overflowing); a longer job is refused before the run.
+#[test]
+fn attained_service_beyond_an_i64_saturates() {
+    let text = "submit_s,duration_s,gpus\n0,1e11,1000000\n1,10,1\n";
+    let list = read_jobs(Cursor::new(text)).unwrap();
+    let w = &list.workload;
+    assert_eq!(w.jobs[0].duration, tracelab_sim::time::MAX_MILLIS);
+    let cluster = Cluster::homogeneous(1, 1_000_000).unwrap();
+    let r = simulate(w, &cluster, &config(Policy::Las, Discipline::Greedy, Placement::Pack)).unwrap();
+    let ends: Vec<Option<i64>> = r.jobs.iter().map(|j| j.end).collect();
+    // The small job preempts the big one at 1 s (it has attained nothing),
+    // runs its 10 s, and the big one finishes the rest after it.
+    assert_eq!(ends, [Some(tracelab_sim::time::MAX_MILLIS + 10_000), Some(11_000)]);
+    let mut longer = w.clone();
+    longer.jobs[1].duration = tracelab_sim::time::MAX_MILLIS + 1;
+    assert!(longer.validate().unwrap_err().to_string().contains("times are limited to"));
 }

@@ -191,7 +191,9 @@ impl Engine<'_> {
         let milli = self.demand(job).milli() as i64;
         let p = &mut self.st.progress[i];
         p.remaining = (p.remaining - elapsed as f64 / slow).max(0.0);
-        p.attained += elapsed * milli;
+        // GPU-milliseconds in thousandths of a GPU: a job of a million GPUs
+        // for MAX_MILLIS would overflow, so the count stops at i64::MAX.
+        p.attained = p.attained.saturating_add(elapsed.saturating_mul(milli));
         p.executed += elapsed;
         self.st.last_update[i] = self.now;
     }
