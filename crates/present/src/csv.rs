@@ -3,6 +3,11 @@
 //! or is empty text (so an empty string differs from a null, which is an
 //! empty field); quotes inside are doubled. Text is kept exact: a reader
 //! gets back the bytes the trace held. Floats follow [`number::data_csv`].
+//!
+//! One exception: a row of one column whose value is null is written `""`,
+//! as Python's `csv` module writes it, not as an empty line, which pandas
+//! and most readers skip (a listing of five values with four nulls read
+//! back as one row). pandas reads that `""` as a missing value.
 
 use std::borrow::Cow;
 
@@ -17,7 +22,8 @@ pub fn render(t: &Table) -> String {
     out.push('\n');
     for row in &t.rows {
         let fields: Vec<Cow<str>> = row.iter().map(value).collect();
-        out.push_str(&fields.join(","));
+        let line = fields.join(",");
+        out.push_str(if line.is_empty() { "\"\"" } else { &line });
         out.push('\n');
     }
     out
@@ -49,6 +55,19 @@ pub fn field(s: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
     use crate::table::Column;
+
+    #[test]
+    fn a_null_alone_on_its_row_is_not_an_empty_line() {
+        let mut t = Table::new(vec![Column::float("run_s")]);
+        for v in [Value::Null, 15.0.into(), Value::Null] {
+            t.push(vec![v]);
+        }
+        assert_eq!(render(&t), "run_s\n\"\"\n15.0\n\"\"\n");
+        // With two columns, a null stays an empty field.
+        let mut t = Table::new(vec![Column::float("a"), Column::float("b")]);
+        t.push(vec![Value::Null, Value::Null]);
+        assert_eq!(render(&t), "a,b\n,\n");
+    }
 
     #[test]
     fn fields_are_quoted_when_needed_and_nulls_are_empty() {

@@ -95,12 +95,6 @@ const KNOWN_FAILURES: &[(&[&str], &str)] = &[
         &["no function matches the given name and arguments: `LOG("],
         "write LN(x), LOG10(x) or LOG2(x); LN(x) / LN(base) for another base",
     ),
-    // COUNT(*) straight over a UNION ALL (Polars 0.55 sums the branches' row counts as UInt128).
-    (
-        &["casting from UInt32 to UInt128 not supported"],
-        "COUNT(*) over a UNION ALL fails in tracelab's SQL engine: count a column that is never NULL \
-         (COUNT(job_id)), or select 1 AS one in each branch and SUM(one)",
-    ),
     // `HAVING ... AND trace <> 'pai'`: a plain column in HAVING is a list per group.
     (
         &["cannot cast List type (inner: 'Boolean'"],

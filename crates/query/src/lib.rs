@@ -2,7 +2,8 @@
 //! their stable SQL names in a Polars [`SQLContext`], the read-only guard,
 //! the refusal of what the engine would answer wrongly, the result's
 //! column names and ORDER BY over them, the folding of constant WHERE
-//! conditions and of zoned time literals to UTC, the named-query catalog
+//! conditions and of zoned time literals to UTC, the rewrites that give
+//! functions their standard results, the named-query catalog
 //! (`queries/*.sql`) with its parameters, errors that point into the query
 //! text, and the output writers.
 //!
@@ -18,6 +19,7 @@ mod lex;
 pub mod output;
 pub mod params;
 mod result_names;
+mod standard_results;
 pub mod tables;
 mod utc_literals;
 mod wrong_answers;
@@ -65,14 +67,16 @@ impl Engine {
         wrong_answers::check(sql, &checked.query).map_err(located)?;
         // The engine parses the query again: the rewritten text when a
         // computed column was named, an ORDER BY pointed at a column, a WHERE
-        // folded or a zoned time literal made UTC (printed from the parsed
+        // folded, a zoned time literal made UTC or a function given its
+        // standard result (printed from the parsed
         // statement, which sqlparser prints back in a form it parses to the
         // same statement), else the text as written. Names first, so that
         // they are the expressions as written.
         let named = result_names::name_and_order(&mut checked.query);
         let folded = fold::where_constants(&mut checked.query);
         let utc = utc_literals::to_utc(&mut checked.query, &checked.reads);
-        let rewritten = (named || folded || utc).then(|| checked.query.to_string());
+        let standard = standard_results::rewrite(&mut checked.query);
+        let rewritten = (named || folded || utc || standard).then(|| checked.query.to_string());
         let engine_sql = rewritten.as_deref().unwrap_or(sql);
         for t in checked.reads {
             let name = t.table.sql_name();
@@ -80,7 +84,12 @@ impl Engine {
                 self.ctx.register(name, self.store.scan(t.table)?);
             }
         }
-        let lf = self.ctx.execute(engine_sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
+        let mut lf = self.ctx.execute(engine_sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
+        if standard_results::reads_no_column(&checked.query) {
+            let mut flags = lf.get_current_optimizations();
+            flags.remove(OptFlags::COMM_SUBEXPR_ELIM);
+            lf = lf.with_optimizations(flags);
+        }
         let result = match execution {
             Execution::InMemory => lf.collect(),
             Execution::Streaming => {

@@ -52,6 +52,18 @@
 //! DuckDB, PostgreSQL, MySQL and Spark first (2). Refused; `LN(x) / LN(base)`
 //! means the same everywhere.
 //!
+//! **A window frame other than the running one** (`LAST_VALUE(x) OVER
+//! (PARTITION BY p ORDER BY t ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
+//! FOLLOWING)`): Polars supports only `ROWS BETWEEN UNBOUNDED PRECEDING AND
+//! CURRENT ROW` and refuses other frames for most functions, but
+//! `LAST_VALUE` ignores the frame and gives the current row's value.
+//! Refused for every function.
+//!
+//! **A RIGHT or FULL join with USING**: the joined column should be
+//! `COALESCE(a.k, b.k)`; Polars gives the left side's, NULL on every row
+//! only the right side has (a FULL JOIN of two count CTEs USING (vc) lost
+//! the names of the VCs only the second had).
+//!
 //! **A number cast to INTERVAL** (`CAST(run_s AS INTERVAL)`, `run_s::INTERVAL`):
 //! Polars reads the number as microseconds, so `start_time + CAST(run_s AS
 //! INTERVAL)` adds 9 µs for a 9-second job; DuckDB and PostgreSQL refuse
@@ -72,7 +84,7 @@ use std::ops::ControlFlow;
 use sqlparser::ast::{
     visit_expressions, BinaryOperator, DataType, Expr, Function, FunctionArguments, Ident, JoinConstraint,
     JoinOperator, ObjectNamePart, Query, Select, Spanned, TableFactor, TableWithJoins, Value, Visit, Visitor,
-    WindowType,
+    WindowFrame, WindowFrameBound, WindowType,
 };
 use sqlparser::tokenizer::Span as SqlSpan;
 
@@ -160,6 +172,10 @@ enum Trap {
     },
     /// A cast to INTERVAL of anything but a string literal (where: what is cast).
     CastToInterval(SqlSpan),
+    /// A window frame other than ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
+    WindowFrame(SqlSpan),
+    /// USING in a RIGHT or FULL join (where: the first USING column).
+    OuterUsing(SqlSpan),
 }
 
 impl Trap {
@@ -245,6 +261,24 @@ impl Trap {
                  run_s * INTERVAL '1 second'"
                     .into(),
             ),
+            Trap::WindowFrame(span) => (
+                span,
+                format!(
+                    "a window frame other than ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW: {ENGINE} \
+                     supports only that one, and LAST_VALUE would silently give the current row's value"
+                ),
+                "for a partition's last value write FIRST_VALUE(x) OVER (PARTITION BY p ORDER BY t DESC); for an \
+                 aggregate of the whole partition leave out the ORDER BY and the frame"
+                    .into(),
+            ),
+            Trap::OuterUsing(span) => (
+                span,
+                format!(
+                    "USING in a RIGHT or FULL join: {ENGINE} would give the left table's key, NULL on the rows \
+                     only the right table has"
+                ),
+                "join ON a.k = b.k and select COALESCE(a.k, b.k) AS k".into(),
+            ),
             Trap::IsNot { span, truth } => {
                 let (is_not, instead) = if truth {
                     ("IS NOT TRUE", "NOT COALESCE(condition, FALSE)")
@@ -293,6 +327,9 @@ impl Visitor for Walk {
     fn pre_visit_select(&mut self, s: &Select) -> ControlFlow<Trap> {
         if let Some(span) = s.from.iter().find_map(wrong_join_condition) {
             return ControlFlow::Break(Trap::JoinCondition(span));
+        }
+        if let Some(span) = s.from.iter().find_map(outer_using) {
+            return ControlFlow::Break(Trap::OuterUsing(span));
         }
         let aggregates = groups(s) || s.having.is_some();
         self.frames.push(Frame::Select { aggregates, window: None });
@@ -381,10 +418,39 @@ fn ordered_window(f: &Function) -> Option<Trap> {
     if let Some(item) = spec.order_by.iter().find(|o| o.options.nulls_first.is_some()) {
         return Some(Trap::WindowNulls(item.span()));
     }
+    if spec.window_frame.as_ref().is_some_and(|frame| !is_running(frame)) {
+        return Some(Trap::WindowFrame(f.name.span()));
+    }
     let ident = one_part_name(f)?;
     let running = RUNNING.contains(&ident.value.to_lowercase().as_str());
     let wrong = !spec.order_by.is_empty() && is_aggregate(f) && !running;
     wrong.then(|| Trap::OrderedWindowAggregate { span: f.name.span(), name: ident.value.clone() })
+}
+
+/// `UNBOUNDED PRECEDING` to the current row, the one frame Polars has.
+fn is_running(frame: &WindowFrame) -> bool {
+    matches!(frame.start_bound, WindowFrameBound::Preceding(None))
+        && matches!(frame.end_bound, None | Some(WindowFrameBound::CurrentRow))
+}
+
+/// Where a RIGHT or FULL join of `from` (nested joins too) has USING.
+fn outer_using(from: &TableWithJoins) -> Option<SqlSpan> {
+    let nested = |t: &TableFactor| match t {
+        TableFactor::NestedJoin { table_with_joins, .. } => outer_using(table_with_joins),
+        _ => None,
+    };
+    nested(&from.relation).or_else(|| {
+        from.joins.iter().find_map(|j| {
+            nested(&j.relation).or_else(|| match &j.join_operator {
+                JoinOperator::Right(JoinConstraint::Using(names))
+                | JoinOperator::RightOuter(JoinConstraint::Using(names))
+                | JoinOperator::FullOuter(JoinConstraint::Using(names)) => {
+                    Some(names.first().map_or_else(|| j.relation.span(), |n| n.span()))
+                }
+                _ => None,
+            })
+        })
+    })
 }
 
 /// Where an outer, semi or anti join of `from` (nested joins too) has an
@@ -593,6 +659,47 @@ mod tests {
         let sql = "SELECT LN(run_s) AS a, LOG10(run_s) AS b, log(10, run_s) AS c FROM jobs";
         assert!(refused_at(sql, "log(").contains("LN(x) / LN(base)"));
         pass(&["SELECT LN(run_s) / LN(10) AS a, LOG10(run_s) AS b, LOG2(run_s) AS c FROM jobs"]);
+    }
+
+    #[test]
+    fn a_frame_other_than_the_running_one_is_refused() {
+        for (sql, at) in [
+            (
+                "SELECT LAST_VALUE(job_id) OVER (PARTITION BY vc ORDER BY job_id ROWS BETWEEN UNBOUNDED PRECEDING \
+                 AND UNBOUNDED FOLLOWING) AS l FROM philly_jobs",
+                "LAST_VALUE",
+            ),
+            ("SELECT SUM(gpus) OVER (ORDER BY job_id ROWS 2 PRECEDING) AS s FROM philly_jobs", "SUM"),
+            (
+                "SELECT last_value(gpus) OVER (ORDER BY job_id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS l \
+                 FROM philly_jobs",
+                "last_value",
+            ),
+        ] {
+            assert!(refused_at(sql, at).contains("FIRST_VALUE(x) OVER (PARTITION BY p ORDER BY t DESC)"), "{sql}");
+        }
+        pass(&[
+            "SELECT SUM(gpus) OVER (ORDER BY job_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS s \
+             FROM philly_jobs",
+            "SELECT LAST_VALUE(gpus) OVER (ORDER BY job_id ROWS UNBOUNDED PRECEDING) AS l FROM philly_jobs",
+            "SELECT FIRST_VALUE(job_id) OVER (PARTITION BY vc ORDER BY job_id DESC) AS l FROM philly_jobs",
+        ]);
+    }
+
+    #[test]
+    fn using_in_a_right_or_full_join_is_refused() {
+        for (sql, at) in [
+            ("SELECT vc FROM philly_jobs a FULL JOIN philly_jobs b USING (vc)", "vc)"),
+            ("SELECT vc FROM philly_jobs a RIGHT JOIN philly_jobs b USING (vc, status)", "vc, status"),
+            ("SELECT COUNT(*) AS n FROM (philly_jobs a RIGHT OUTER JOIN philly_jobs b USING (job_id))", "job_id))"),
+        ] {
+            assert!(refused_at(sql, at).contains("COALESCE(a.k, b.k) AS k"), "{sql}");
+        }
+        pass(&[
+            "SELECT vc FROM philly_jobs a LEFT JOIN philly_jobs b USING (vc)",
+            "SELECT vc FROM philly_jobs a JOIN philly_jobs b USING (vc)",
+            "SELECT COALESCE(a.vc, b.vc) AS vc FROM philly_jobs a FULL JOIN philly_jobs b ON a.vc = b.vc",
+        ]);
     }
 
     #[test]
