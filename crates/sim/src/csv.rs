@@ -127,8 +127,15 @@ fn header_positions(header: &[String]) -> Result<[Option<usize>; 9], SimError> {
     Ok(at)
 }
 
+/// The most lines and bytes one record may span: a quoted field with line
+/// breaks in a name is a few lines; a quote left open would otherwise take
+/// the rest of the file into one record.
+const RECORD_LINES: usize = 100;
+const RECORD_BYTES: usize = 64 << 10;
+
 /// The next record of `lines` with the line it starts on: its fields, or
-/// None at the end. A quoted field may span lines.
+/// None at the end. A quoted field may span lines, up to [`RECORD_LINES`]
+/// and [`RECORD_BYTES`].
 fn next_record(
     lines: &mut impl Iterator<Item = std::io::Result<String>>,
     line_no: &mut usize,
@@ -140,6 +147,11 @@ fn next_record(
     loop {
         match split_fields(&text) {
             Some(fields) => return Ok(Some((start, fields))),
+            None if *line_no - start + 1 >= RECORD_LINES || text.len() > RECORD_BYTES => {
+                let what =
+                    format!("a quoted field is not closed within {RECORD_LINES} lines or {} KiB", RECORD_BYTES >> 10);
+                return Err(SimError::Csv { line: start, column: String::new(), what });
+            }
             None => match lines.next().transpose()? {
                 Some(more) => {
                     *line_no += 1;

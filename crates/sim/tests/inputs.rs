@@ -147,6 +147,9 @@ fn csv_errors_name_line_and_column() {
         err("submit_s,duration_s,gpus,user\n0,10,1,\"open\n"),
         "line 2: a quoted field is not closed before the end of the file"
     );
+    // A quote left open does not take the rest of the file into one record.
+    let open = format!("submit_s,duration_s,gpus,user\n0,10,1,u\n0,10,1,\"open\n{}", "0,10,1,u\n".repeat(200));
+    assert_eq!(err(&open), "line 3: a quoted field is not closed within 100 lines or 64 KiB");
 }
 
 /// What a spreadsheet or pandas writes: a byte-order mark, CRLF line ends,
