@@ -521,6 +521,66 @@ fn functions_give_their_standard_results() {
     assert!(total > i64::from(i32::MAX), "the total must not fit 32 bits");
     let sql = "SELECT SUM(CAST(queue_s * 1000 AS INTEGER)) AS s FROM jobs WHERE queue_s < 2000000";
     assert_eq!(query_ok(&[sql, "--format", "csv"]), format!("s\n{total}\n"));
+    // The sample covariance of queue and run time per VC, NULL (an empty
+    // field) where a VC has fewer than two pairs: Polars alone gave 0.
+    let vcs = jobs.column("vc").unwrap().str().unwrap().clone();
+    let run = jobs.column("run_s").unwrap().f64().unwrap().clone();
+    let mut pairs = std::collections::BTreeMap::<String, Vec<(f64, f64)>>::new();
+    let philly_queue = jobs.column("queue_s").unwrap().f64().unwrap().clone();
+    for ((vc, q), r) in vcs.iter().zip(philly_queue.iter()).zip(run.iter()) {
+        let entry = pairs.entry(vc.unwrap().to_string()).or_default();
+        if let (Some(q), Some(r)) = (q, r) {
+            entry.push((q, r));
+        }
+    }
+    assert!(pairs.values().any(|p| p.len() == 1), "the sample must have a VC with one pair");
+    let sql = "SELECT vc, COVAR_SAMP(queue_s, run_s) AS c FROM philly_jobs GROUP BY vc ORDER BY vc";
+    let out = query_ok(&[sql, "--format", "csv"]);
+    let rows: Vec<&str> = out.lines().skip(1).collect();
+    assert_eq!(rows.len(), pairs.len(), "{out}");
+    for (row, (vc, p)) in rows.iter().zip(&pairs) {
+        let (got_vc, got) = row.split_once(',').unwrap();
+        assert_eq!(got_vc, vc);
+        if p.len() < 2 {
+            assert_eq!(got, "", "{row}");
+            continue;
+        }
+        let n = p.len() as f64;
+        let (mq, mr) = (p.iter().map(|x| x.0).sum::<f64>() / n, p.iter().map(|x| x.1).sum::<f64>() / n);
+        let want = p.iter().map(|(q, r)| (q - mq) * (r - mr)).sum::<f64>() / (n - 1.0);
+        let got: f64 = got.parse().unwrap();
+        assert!((got - want).abs() <= 1e-9 * want.abs().max(1.0), "{row}: want {want}");
+    }
+    // IS TRUE is FALSE, not NULL, on the jobs without a GPU count: NOT
+    // (... IS TRUE) keeps them, as does NOT COALESCE (the refusal's hint).
+    let gpus = jobs.column("gpus").unwrap().cast(&DataType::Float64).unwrap();
+    let not_big = gpus.f64().unwrap().iter().filter(|g| g.is_none_or(|g| g <= 4.0)).count();
+    assert!(gpus.null_count() > 0, "the sample must have jobs without a GPU count");
+    for sql in [
+        "SELECT COUNT(*) AS n FROM philly_jobs WHERE NOT ((gpus > 4) IS TRUE)",
+        "SELECT COUNT(*) AS n FROM philly_jobs WHERE (gpus > 4) IS FALSE OR gpus IS NULL",
+        "SELECT COUNT(*) AS n FROM philly_jobs WHERE ((gpus > 4) IS TRUE) = FALSE",
+    ] {
+        assert_eq!(query_ok(&[sql, "--format", "csv"]), format!("n\n{not_big}\n"), "{sql}");
+    }
+    // A EXCEPT B UNION C, read left to right: the VCs with a failed job and
+    // no passed one, and those with a killed job.
+    let status = jobs.column("status").unwrap().str().unwrap().clone();
+    let with = |s: &str| -> std::collections::BTreeSet<String> {
+        vcs.iter().zip(status.iter()).filter(|(_, st)| *st == Some(s)).map(|(v, _)| v.unwrap().to_string()).collect()
+    };
+    let mut want: Vec<String> = with("Failed").difference(&with("Pass")).cloned().collect();
+    want.extend(with("Killed"));
+    want.sort();
+    want.dedup();
+    assert!(!with("Failed").is_disjoint(&with("Pass")), "some VC must have both failed and passed jobs");
+    let sql =
+        "SELECT vc FROM philly_jobs WHERE status = 'Failed' EXCEPT SELECT vc FROM philly_jobs WHERE status = 'Pass' \
+               UNION SELECT vc FROM philly_jobs WHERE status = 'Killed' ORDER BY vc";
+    assert_eq!(query_ok(&[sql, "--format", "csv"]), format!("vc\n{}\n", want.join("\n")));
+    // An interval Polars cannot read is refused (it panicked).
+    let err = query_refused("SELECT submit_time + INTERVAL '1.5 hours' AS t FROM philly_jobs");
+    assert!(err.contains("INTERVAL '90 minutes'"), "{err}");
     // By hand: 2^40 = 1,099,511,627,776 (12 significant digits printed), 10^-2.
     let sql = "SELECT POWER(2, 40) AS p, POWER(10, -2) AS q, RIGHT('abc', 5) AS r, RIGHT('abc', 2) AS s, \
                UPPER('a') AS u, UPPER('a') AS v";

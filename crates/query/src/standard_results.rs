@@ -25,6 +25,23 @@
 //! It becomes `REVERSE(LEFT(REVERSE(s), n))`, which Polars gets right for
 //! every n (a negative n too: all but the first |n| characters).
 //!
+//! **`COVAR_SAMP` of a single pair** is 0 in Polars; it divides by n - 1 =
+//! 0, and SQL gives NULL (as Polars does for `VAR_SAMP`). It becomes
+//! `CASE WHEN COUNT(x * y) > 1 THEN COVAR_SAMP(x, y) END` (the product is
+//! NULL where either is, so the count is of the pairs).
+//!
+//! **`x IS TRUE` and `x IS FALSE`** are NULL where x is NULL in Polars (it
+//! compares x with TRUE), where SQL says FALSE: `NOT ((gpus > 4) IS TRUE)`
+//! dropped the jobs without a GPU count. They become `(COALESCE(x, FALSE))`
+//! and `(NOT COALESCE(x, TRUE))`.
+//!
+//! **EXCEPT and INTERSECT inside another set operation** (`A EXCEPT B UNION
+//! C`): Polars picks the operation of the outermost one for every level, so
+//! that query computed (A INTERSECT B) UNION C. Each nested EXCEPT or
+//! INTERSECT is put in parentheses, which Polars evaluates on its own:
+//! `(A EXCEPT B) UNION C`, as SQL reads the text (left to right, INTERSECT
+//! binding tighter).
+//!
 //! **A computation that reads no column** (`SELECT UPPER('a') AS a,
 //! UPPER('a') AS b`, or `SELECT EXTRACT(DOW FROM DATE '2017-11-05')`, whose
 //! DOW Polars computes from one subexpression used twice) gives no row at
@@ -40,7 +57,8 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     visit_expressions, CastKind, DataType, DateTimeField, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArguments, ObjectNamePart, Query, Select, SelectItem, Value, Visit, VisitMut, Visitor, VisitorMut,
+    FunctionArguments, ObjectNamePart, Query, Select, SelectItem, SetExpr, SetOperator, Value, Visit, VisitMut,
+    Visitor, VisitorMut,
 };
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
@@ -74,6 +92,11 @@ struct Rewriter {
 
 impl VisitorMut for Rewriter {
     type Break = ();
+
+    fn post_visit_query(&mut self, q: &mut Query) -> ControlFlow<()> {
+        self.changed |= parenthesize_nested_set_operations(&mut q.body);
+        ControlFlow::Continue(())
+    }
 
     /// Bottom-up: an expression is replaced after its arguments were, and
     /// the replacement is not visited again.
@@ -123,11 +146,31 @@ fn is_star_count(f: &Function) -> bool {
     list.args.iter().any(|a| matches!(a, FunctionArg::Unnamed(FunctionArgExpr::Wildcard)))
 }
 
+/// Puts every EXCEPT or INTERSECT that is an operand of another set
+/// operation in parentheses; true when any was.
+fn parenthesize_nested_set_operations(body: &mut SetExpr) -> bool {
+    let SetExpr::SetOperation { left, right, .. } = body else { return false };
+    let mut changed = false;
+    for side in [left, right] {
+        changed |= parenthesize_nested_set_operations(side);
+        if matches!(**side, SetExpr::SetOperation { op: SetOperator::Except | SetOperator::Intersect, .. }) {
+            let query = Parser::new(&GenericDialect).try_with_sql(&side.to_string()).and_then(|mut p| p.parse_query());
+            if let Ok(query) = query {
+                **side = SetExpr::Query(query);
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
 /// What `e` is rewritten to, if anything.
 fn standard_form(e: &Expr) -> Option<Expr> {
     match e {
         Expr::Extract { field, .. } if integral(field) => Some(as_bigint(e.clone())),
         Expr::Position { .. } => Some(as_bigint(e.clone())),
+        Expr::IsTrue(x) => parse(&format!("(COALESCE({x}, FALSE))")),
+        Expr::IsFalse(x) => parse(&format!("(NOT COALESCE({x}, TRUE))")),
         Expr::Cast { kind, expr, data_type, format, array } if narrow_integer(data_type) => Some(Expr::Cast {
             kind: kind.clone(),
             expr: expr.clone(),
@@ -148,6 +191,9 @@ fn standard_form(e: &Expr) -> Option<Expr> {
                     Some(Expr::Function(double))
                 }
                 "right" => parse(&format!("REVERSE(LEFT(REVERSE({first}), {second}))")),
+                "covar_samp" | "covar" if f.over.is_none() && f.filter.is_none() => {
+                    parse(&format!("CASE WHEN COUNT(({first}) * ({second})) > 1 THEN {e} END"))
+                }
                 _ => None,
             }
         }
@@ -358,6 +404,37 @@ mod tests {
         ] {
             assert!(!parsed(sql), "{sql}");
         }
+    }
+
+    #[test]
+    fn is_true_and_is_false_are_false_on_null_and_nested_set_operations_get_parentheses() {
+        assert_eq!(
+            rewritten("SELECT COUNT(*) AS n FROM x WHERE NOT ((g > 4) IS TRUE) AND h IS FALSE"),
+            "SELECT CAST(COUNT(*) AS BIGINT) AS n FROM x WHERE NOT ((COALESCE((g > 4), false))) AND (NOT COALESCE(h, true))"
+        );
+        assert_eq!(
+            rewritten("SELECT a FROM x EXCEPT SELECT a FROM y UNION SELECT a FROM z ORDER BY a"),
+            "(SELECT a FROM x EXCEPT SELECT a FROM y) UNION SELECT a FROM z ORDER BY a"
+        );
+        assert_eq!(
+            rewritten("SELECT a FROM x EXCEPT SELECT a FROM y INTERSECT SELECT a FROM z"),
+            "SELECT a FROM x EXCEPT (SELECT a FROM y INTERSECT SELECT a FROM z)"
+        );
+        for plain in
+            ["SELECT a FROM x EXCEPT SELECT a FROM y", "SELECT a FROM x UNION SELECT a FROM y UNION SELECT a FROM z"]
+        {
+            assert_eq!(rewritten(plain), plain);
+        }
+    }
+
+    #[test]
+    fn a_sample_covariance_needs_two_pairs() {
+        assert_eq!(
+            rewritten("SELECT COVAR_SAMP(a, b + 1) AS c FROM x GROUP BY g"),
+            "SELECT CASE WHEN COUNT((a) * (b + 1)) > 1 THEN COVAR_SAMP(a, b + 1) END AS c FROM x GROUP BY g"
+        );
+        let window = "SELECT COVAR_SAMP(a, b) OVER (PARTITION BY g) AS c FROM x";
+        assert_eq!(rewritten(window), window);
     }
 
     #[test]

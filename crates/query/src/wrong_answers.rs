@@ -46,7 +46,13 @@
 //! **`IS NOT TRUE` and `IS NOT FALSE`.** In SQL, NULL IS NOT TRUE is true.
 //! Polars evaluates `x IS NOT TRUE` as `x = false`, which drops the NULLs:
 //! `(queue_s > 100) IS NOT TRUE` counted 7,146 sample jobs where SQL counts
-//! 7,244. (`IS TRUE` and `IS FALSE` are right.)
+//! 7,244. (`IS TRUE` and `IS FALSE`, which Polars gets wrong on NULL too,
+//! are rewritten to their standard form: [`super::standard_results`].)
+//!
+//! **An INTERVAL string Polars cannot read** (`INTERVAL '1.5 hours'`,
+//! `'01:30:00'`, `'2 hrs'`, `'P1D'`) stopped the process with a panic, and
+//! `INTERVAL ''` was silently zero. Each literal is read here the way the
+//! engine will read it, and refused with the reason.
 //!
 //! **`LOG(a, b)`**: Polars takes the base second (`LOG(10, 100)` is 0.5),
 //! DuckDB, PostgreSQL, MySQL and Spark first (2). Refused; `LN(x) / LN(base)`
@@ -82,7 +88,7 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    visit_expressions, BinaryOperator, DataType, Expr, Function, FunctionArguments, Ident, JoinConstraint,
+    visit_expressions, BinaryOperator, DataType, Expr, Function, FunctionArguments, Ident, Interval, JoinConstraint,
     JoinOperator, ObjectNamePart, Query, Select, Spanned, TableFactor, TableWithJoins, Value, Visit, Visitor,
     WindowFrame, WindowFrameBound, WindowType,
 };
@@ -174,6 +180,11 @@ enum Trap {
     CastToInterval(SqlSpan),
     /// A window frame other than ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.
     WindowFrame(SqlSpan),
+    /// An INTERVAL literal the engine cannot read, and why.
+    BadInterval {
+        span: SqlSpan,
+        why: String,
+    },
     /// USING in a RIGHT or FULL join (where: the first USING column).
     OuterUsing(SqlSpan),
 }
@@ -271,6 +282,13 @@ impl Trap {
                  aggregate of the whole partition leave out the ORDER BY and the frame"
                     .into(),
             ),
+            Trap::BadInterval { span, why } => (
+                span,
+                format!("an INTERVAL {ENGINE} cannot read: {why}"),
+                "write whole numbers with units: INTERVAL '90 minutes' (not '1.5 hours'), '1 day 2 hours', \
+                 '30 s'; units are ns, us, ms, s, m, h, d, w, mo, q, y or their names (seconds, minutes, ...)"
+                    .into(),
+            ),
             Trap::OuterUsing(span) => (
                 span,
                 format!(
@@ -366,6 +384,7 @@ fn expression_trap(e: &Expr) -> Option<Trap> {
     match e {
         Expr::IsNotTrue(_) => Some(Trap::IsNot { span: e.span(), truth: true }),
         Expr::IsNotFalse(_) => Some(Trap::IsNot { span: e.span(), truth: false }),
+        Expr::Interval(i) => unreadable_interval(i).map(|why| Trap::BadInterval { span: e.span(), why }),
         Expr::Cast { expr, data_type: DataType::Interval { .. }, .. } if !is_string_literal(expr) => {
             Some(Trap::CastToInterval(expr.span()))
         }
@@ -500,6 +519,22 @@ fn reads_a_column(e: &Expr) -> bool {
         _ => ControlFlow::Continue(()),
     })
     .is_break()
+}
+
+/// Why the engine cannot read interval literal `i` (polars-sql reads a
+/// string without a unit field with polars-time's interval parser, which
+/// panics where it cannot), or None. Other forms (`INTERVAL '2' HOUR`) the
+/// engine refuses with an error of its own.
+fn unreadable_interval(i: &Interval) -> Option<String> {
+    let Expr::Value(v) = i.value.as_ref() else { return None };
+    let Value::SingleQuotedString(text) = &v.value else { return None };
+    if i.leading_field.is_some() || i.last_field.is_some() {
+        return None;
+    }
+    if text.trim().is_empty() {
+        return Some("the string is empty".into());
+    }
+    polars::prelude::Duration::try_parse_interval(text).err().map(|e| e.to_string())
 }
 
 fn is_string_literal(e: &Expr) -> bool {
@@ -659,6 +694,23 @@ mod tests {
         let sql = "SELECT LN(run_s) AS a, LOG10(run_s) AS b, log(10, run_s) AS c FROM jobs";
         assert!(refused_at(sql, "log(").contains("LN(x) / LN(base)"));
         pass(&["SELECT LN(run_s) / LN(10) AS a, LOG10(run_s) AS b, LOG2(run_s) AS c FROM jobs"]);
+    }
+
+    #[test]
+    fn an_interval_the_engine_cannot_read_is_refused() {
+        for (sql, at, said) in [
+            ("SELECT submit_time + INTERVAL '1.5 hours' AS t FROM jobs", "'1.5", "to follow integer"),
+            ("SELECT submit_time - INTERVAL '01:30:00' AS t FROM jobs", "'01", "interval"),
+            ("SELECT COUNT(*) AS n FROM jobs WHERE end_time > start_time + INTERVAL '2 hrs'", "'2 hrs", "hrs"),
+            ("SELECT submit_time + INTERVAL '' AS t FROM jobs", "''", "the string is empty"),
+        ] {
+            let err = refused_at(sql, at);
+            assert!(err.contains(said) && err.contains("INTERVAL '90 minutes'"), "{sql}: {err}");
+        }
+        pass(&[
+            "SELECT submit_time + INTERVAL '90 minutes' AS t, submit_time - INTERVAL '1 day 2 hours' AS u FROM jobs",
+            "SELECT submit_time + INTERVAL '2h' AS t, INTERVAL '5 mins' AS m, INTERVAL '2 weeks' AS w FROM jobs",
+        ]);
     }
 
     #[test]
