@@ -172,6 +172,11 @@ def duckdb_fresh_time(args, store, sql, params):
     return out
 
 
+def duckdb_both(args, store, sql, params):
+    """DuckDB's runs in this process and in new processes: report's d and f."""
+    return duckdb_time(args, store, sql, params), duckdb_fresh_time(args, store, sql, params)
+
+
 def report(label, t, d, f, flag=False):
     """Medians of wall and CPU seconds, the tracelab/DuckDB ratios, and the CPU ratio against DuckDB in a
     new process (f); returns the CPU ratio against DuckDB in this process (issue 18's measure)."""
@@ -230,8 +235,7 @@ def main():
         path = adhoc_dir / (label.split(":")[1].strip().replace(" ", "-").replace(",", "") + ".sql")
         path.write_text(sql)
         cmd = [args.tracelab, "query", "-f", path, "--store", store, "--format", "csv"]
-        report(label, [run_cpu(cmd) for _ in range(args.repeat)], duckdb_time(args, store, sql, {}),
-               duckdb_fresh_time(args, store, sql, {}))
+        report(label, [run_cpu(cmd) for _ in range(args.repeat)], *duckdb_both(args, store, sql, {}))
     over, skipped = [], []
     for name, params in NAMED:
         sql = (ROOT / "queries" / f"{name}.sql").read_text()
@@ -244,9 +248,7 @@ def main():
         if why:
             skipped.append(f"{label} (no {why})")
             continue
-        runs = tracelab_time(args, store, name, params), duckdb_time(args, store, sql, bound), \
-            duckdb_fresh_time(args, store, sql, bound)
-        if report(label, *runs, flag=True) > FLAG:
+        if report(label, tracelab_time(args, store, name, params), *duckdb_both(args, store, sql, bound), True) > FLAG:
             over.append(label)
     print(f"duckdb {duckdb.__version__}; tracelab times include process start-up and table registration")
     print(f"named queries over {FLAG}x DuckDB's CPU time: {', '.join(over) if over else 'none'}")

@@ -57,11 +57,12 @@ use std::ops::ControlFlow;
 
 use sqlparser::ast::{
     visit_expressions, CastKind, DataType, DateTimeField, Expr, Function, FunctionArg, FunctionArgExpr,
-    FunctionArguments, ObjectNamePart, Query, Select, SelectItem, SetExpr, SetOperator, Value, Visit, VisitMut,
-    Visitor, VisitorMut,
+    FunctionArguments, Query, Select, SelectItem, SetExpr, SetOperator, Value, Visit, VisitMut, Visitor, VisitorMut,
 };
 use sqlparser::dialect::GenericDialect;
 use sqlparser::parser::Parser;
+
+use super::wrong_answers::one_part_name;
 
 /// Functions whose Polars result is an unsigned 32-bit integer. Lowercase.
 const UNSIGNED_32: &[&str] = &[
@@ -179,7 +180,7 @@ fn standard_form(e: &Expr) -> Option<Expr> {
             array: *array,
         }),
         Expr::Function(f) => {
-            let name = one_part_name(f)?;
+            let name = one_part_name(f)?.value.to_lowercase();
             if UNSIGNED_32.contains(&name.as_str()) || (name == "date_part" && date_part_integral(f)) {
                 return Some(as_bigint(e.clone()));
             }
@@ -299,14 +300,6 @@ fn as_double(e: Expr) -> Expr {
 
 fn cast(e: Expr, data_type: DataType) -> Expr {
     Expr::Cast { kind: CastKind::Cast, expr: Box::new(e), data_type, format: None, array: false }
-}
-
-/// The lowercase name of a function called by a one-part name.
-fn one_part_name(f: &Function) -> Option<String> {
-    match f.name.0.as_slice() {
-        [ObjectNamePart::Identifier(ident)] => Some(ident.value.to_lowercase()),
-        _ => None,
-    }
 }
 
 /// The two arguments of a call with exactly two plain arguments.

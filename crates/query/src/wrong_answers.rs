@@ -88,9 +88,9 @@
 use std::ops::ControlFlow;
 
 use sqlparser::ast::{
-    visit_expressions, BinaryOperator, DataType, Expr, Function, FunctionArguments, Ident, Interval, JoinConstraint,
-    JoinOperator, ObjectNamePart, Query, Select, Spanned, TableFactor, TableWithJoins, Value, Visit, Visitor,
-    WindowFrame, WindowFrameBound, WindowType,
+    visit_expressions, BinaryOperator, DataType, Expr, Function, FunctionArguments, Ident, Interval, Join,
+    JoinConstraint, JoinOperator, ObjectNamePart, Query, Select, Spanned, TableFactor, TableWithJoins, Value, Visit,
+    Visitor, WindowFrame, WindowFrameBound, WindowType,
 };
 use sqlparser::tokenizer::Span as SqlSpan;
 
@@ -343,10 +343,10 @@ impl Visitor for Walk {
     }
 
     fn pre_visit_select(&mut self, s: &Select) -> ControlFlow<Trap> {
-        if let Some(span) = s.from.iter().find_map(wrong_join_condition) {
+        if let Some(span) = s.from.iter().find_map(|f| find_in_joins(f, &wrong_join_condition)) {
             return ControlFlow::Break(Trap::JoinCondition(span));
         }
-        if let Some(span) = s.from.iter().find_map(outer_using) {
+        if let Some(span) = s.from.iter().find_map(|f| find_in_joins(f, &outer_using)) {
             return ControlFlow::Break(Trap::OuterUsing(span));
         }
         let aggregates = groups(s) || s.having.is_some();
@@ -452,51 +452,45 @@ fn is_running(frame: &WindowFrame) -> bool {
         && matches!(frame.end_bound, None | Some(WindowFrameBound::CurrentRow))
 }
 
-/// Where a RIGHT or FULL join of `from` (nested joins too) has USING.
-fn outer_using(from: &TableWithJoins) -> Option<SqlSpan> {
-    let nested = |t: &TableFactor| match t {
-        TableFactor::NestedJoin { table_with_joins, .. } => outer_using(table_with_joins),
+/// Where `join`, a RIGHT or FULL join, has USING (its first column).
+fn outer_using(join: &Join) -> Option<SqlSpan> {
+    match &join.join_operator {
+        JoinOperator::Right(JoinConstraint::Using(names))
+        | JoinOperator::RightOuter(JoinConstraint::Using(names))
+        | JoinOperator::FullOuter(JoinConstraint::Using(names)) => {
+            Some(names.first().map_or_else(|| join.relation.span(), |n| n.span()))
+        }
         _ => None,
-    };
-    nested(&from.relation).or_else(|| {
-        from.joins.iter().find_map(|j| {
-            nested(&j.relation).or_else(|| match &j.join_operator {
-                JoinOperator::Right(JoinConstraint::Using(names))
-                | JoinOperator::RightOuter(JoinConstraint::Using(names))
-                | JoinOperator::FullOuter(JoinConstraint::Using(names)) => {
-                    Some(names.first().map_or_else(|| j.relation.span(), |n| n.span()))
-                }
-                _ => None,
-            })
-        })
-    })
+    }
 }
 
-/// Where an outer, semi or anti join of `from` (nested joins too) has an
-/// ON conjunct that is not `column = column`.
-fn wrong_join_condition(from: &TableWithJoins) -> Option<SqlSpan> {
+/// The first place `each` finds in the joins of `from`, nested joins
+/// (`(a JOIN b ON ...)`) included.
+fn find_in_joins(from: &TableWithJoins, each: &impl Fn(&Join) -> Option<SqlSpan>) -> Option<SqlSpan> {
     let nested = |t: &TableFactor| match t {
-        TableFactor::NestedJoin { table_with_joins, .. } => wrong_join_condition(table_with_joins),
+        TableFactor::NestedJoin { table_with_joins, .. } => find_in_joins(table_with_joins, each),
         _ => None,
     };
-    nested(&from.relation).or_else(|| {
-        from.joins.iter().find_map(|j| {
-            nested(&j.relation).or_else(|| match &j.join_operator {
-                JoinOperator::Left(JoinConstraint::On(on))
-                | JoinOperator::LeftOuter(JoinConstraint::On(on))
-                | JoinOperator::Right(JoinConstraint::On(on))
-                | JoinOperator::RightOuter(JoinConstraint::On(on))
-                | JoinOperator::FullOuter(JoinConstraint::On(on))
-                | JoinOperator::Semi(JoinConstraint::On(on))
-                | JoinOperator::LeftSemi(JoinConstraint::On(on))
-                | JoinOperator::RightSemi(JoinConstraint::On(on))
-                | JoinOperator::Anti(JoinConstraint::On(on))
-                | JoinOperator::LeftAnti(JoinConstraint::On(on))
-                | JoinOperator::RightAnti(JoinConstraint::On(on)) => not_a_column_equality(on),
-                _ => None,
-            })
-        })
-    })
+    nested(&from.relation).or_else(|| from.joins.iter().find_map(|j| nested(&j.relation).or_else(|| each(j))))
+}
+
+/// Where `join`, an outer, semi or anti join, has an ON conjunct that is
+/// not `column = column`.
+fn wrong_join_condition(join: &Join) -> Option<SqlSpan> {
+    match &join.join_operator {
+        JoinOperator::Left(JoinConstraint::On(on))
+        | JoinOperator::LeftOuter(JoinConstraint::On(on))
+        | JoinOperator::Right(JoinConstraint::On(on))
+        | JoinOperator::RightOuter(JoinConstraint::On(on))
+        | JoinOperator::FullOuter(JoinConstraint::On(on))
+        | JoinOperator::Semi(JoinConstraint::On(on))
+        | JoinOperator::LeftSemi(JoinConstraint::On(on))
+        | JoinOperator::RightSemi(JoinConstraint::On(on))
+        | JoinOperator::Anti(JoinConstraint::On(on))
+        | JoinOperator::LeftAnti(JoinConstraint::On(on))
+        | JoinOperator::RightAnti(JoinConstraint::On(on)) => not_a_column_equality(on),
+        _ => None,
+    }
 }
 
 /// The first conjunct of `on` (split at AND) that is not an equality of
@@ -552,7 +546,8 @@ fn is_aggregate(f: &Function) -> bool {
 
 /// The name of `f` when it is one plain identifier (as Polars resolves
 /// functions; the guard refuses qualified ones).
-fn one_part_name(f: &Function) -> Option<&Ident> {
+/// The name of a function called by a one-part name.
+pub(crate) fn one_part_name(f: &Function) -> Option<&Ident> {
     match f.name.0.as_slice() {
         [ObjectNamePart::Identifier(ident)] => Some(ident),
         _ => None,
