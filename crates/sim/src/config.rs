@@ -2,12 +2,10 @@
 //! parsed from its CLI name, with an error listing the valid ones) and the
 //! engine's options with their documented defaults.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::SimError;
+pub use crate::sharing::config::{Interference, SharingConfig};
 use crate::time::{Millis, SECOND};
 
 /// An enum of named choices: `name()`, `ALL`, `FromStr` and `Display`.
@@ -22,7 +20,7 @@ macro_rules! named_enum {
             /// The CLI name.
             pub fn name(self) -> &'static str { match self { $($ty::$var => $name),+ } }
         }
-        impl FromStr for $ty {
+        impl ::std::str::FromStr for $ty {
             type Err = SimError;
             fn from_str(s: &str) -> Result<Self, SimError> {
                 $ty::ALL.iter().copied().find(|v| v.name() == s).ok_or_else(|| SimError::UnknownName {
@@ -32,11 +30,12 @@ macro_rules! named_enum {
                 })
             }
         }
-        impl fmt::Display for $ty {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { f.write_str(self.name()) }
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result { f.write_str(self.name()) }
         }
     };
 }
+pub(crate) use named_enum;
 
 named_enum!(
     /// Which job the queue prefers (see `docs/simulate.md` for each policy's paper).
@@ -55,6 +54,16 @@ named_enum!(
         Las => "las",
         /// Fewest allocated GPUs of the job's VC (or user) first.
         Fair => "fair",
+        /// GPU sharing baseline: every job holds whole GPUs alone, in submission order.
+        Exclusive => "exclusive",
+        /// Gandiva: a job that finds no free GPU time-slices one equally with its tenants.
+        TimeSharing => "time-sharing",
+        /// AntMan / PAI: online jobs first; offline jobs use the online jobs' idle time.
+        PriorityTimeSharing => "priority-time-sharing",
+        /// Horus: predicted utilization, k-means queues, least-interference co-location.
+        Horus => "horus",
+        /// MuxFlow: online first, offline matched to online GPUs on dynamic SM shares.
+        Muxflow => "muxflow",
     }
 );
 
@@ -174,6 +183,9 @@ pub struct SimConfig {
     /// Record every run segment with its nodes and GPUs (for Gantt charts and
     /// audits; one record per node per segment).
     pub record_segments: bool,
+    /// GPU sharing: the interference model, its parameters and the sharing
+    /// policies' knobs (`docs/sharing.md`).
+    pub sharing: SharingConfig,
 }
 
 impl Default for SimConfig {
@@ -194,6 +206,7 @@ impl Default for SimConfig {
             until: None,
             record_series: true,
             record_segments: false,
+            sharing: SharingConfig::default(),
         }
     }
 }
@@ -223,7 +236,19 @@ impl SimConfig {
         if self.bounded_slowdown_threshold <= 0 {
             return bad("bounded slowdown threshold must be positive");
         }
-        Ok(())
+        if self.sharing_policy() && self.discipline != Discipline::Greedy {
+            return bad("the GPU-sharing policies schedule greedily in their own order: use the greedy discipline");
+        }
+        self.sharing.validate()
+    }
+
+    /// Whether the policy is a GPU-sharing policy (its own queue, placement
+    /// and co-location; `crate::sharing`).
+    pub fn sharing_policy(&self) -> bool {
+        matches!(
+            self.policy,
+            Policy::Exclusive | Policy::TimeSharing | Policy::PriorityTimeSharing | Policy::Horus | Policy::Muxflow
+        )
     }
 
     /// Whether the policy suspends running jobs.

@@ -16,6 +16,9 @@
 //! | `cpus` | no | CPU cores; empty = unknown |
 //! | `user`, `vc`, `group` | no | names, interned in order of appearance |
 //! | `gpu_type` | no | GPU type name the job is pinned to; empty = any |
+//! | `gpu_util` | no | GPU utilization alone, % of one GPU (0-100); empty = unknown |
+//! | `gpu_mem_gib` | no | GPU memory per GPU, GiB (>= 0); empty = unknown |
+//! | `class` | no | `offline` (default) or `online` (a service) |
 //!
 //! Times are bounded by [`MAX_SECS`] and GPU and CPU counts by
 //! [`MAX_UNITS`], so that no sum the engine takes overflows. Bad rows are
@@ -27,6 +30,7 @@ use std::io::{BufRead, Write};
 use crate::error::SimError;
 use crate::job::{Job, Workload};
 use crate::time::{from_secs, to_secs, MAX_SECS};
+use crate::usage::{JobClass, Usage, MAX_GPU_MEM_GIB};
 
 /// The most GPUs or CPU cores one job may ask for: a million, far beyond
 /// any cluster, and within the engine's thousandths held in a `u32`.
@@ -67,12 +71,27 @@ pub struct JobList {
     pub gpu_types: Interner,
 }
 
-const COLUMNS: [&str; 9] = ["job_id", "submit_s", "duration_s", "gpus", "cpus", "user", "vc", "group", "gpu_type"];
+const COLUMNS: [&str; 12] = [
+    "job_id",
+    "submit_s",
+    "duration_s",
+    "gpus",
+    "cpus",
+    "user",
+    "vc",
+    "group",
+    "gpu_type",
+    "gpu_util",
+    "gpu_mem_gib",
+    "class",
+];
+/// The columns of GPU usage (written only when a job has usage).
+const USAGE_COLUMNS: usize = 3;
 
 struct Row<'a> {
     line: usize,
     fields: Vec<String>,
-    at: &'a [Option<usize>; 9],
+    at: &'a [Option<usize>; COLUMNS.len()],
 }
 
 impl Row<'_> {
@@ -89,7 +108,8 @@ impl Row<'_> {
             return Err(bad(format!("expected a finite number >= {min}, found `{text}`")));
         }
         if x > max {
-            return Err(bad(format!("expected a number <= {max:e}, found `{text}`")));
+            let max = if max < 1e6 { format!("{max}") } else { format!("{max:e}") };
+            return Err(bad(format!("expected a number <= {max}, found `{text}`")));
         }
         Ok(Some(x))
     }
@@ -103,8 +123,8 @@ impl Row<'_> {
     }
 }
 
-fn header_positions(header: &[String]) -> Result<[Option<usize>; 9], SimError> {
-    let mut at = [None; 9];
+fn header_positions(header: &[String]) -> Result<[Option<usize>; COLUMNS.len()], SimError> {
+    let mut at = [None; COLUMNS.len()];
     for (i, name) in header.iter().enumerate() {
         let col = COLUMNS.iter().position(|c| c == name).ok_or_else(|| SimError::Csv {
             line: 1,
@@ -244,9 +264,27 @@ fn read_row(list: &mut JobList, row: &Row) -> Result<(), SimError> {
         group: list.groups.id(row.text(7).unwrap_or("")),
         gpu_type: row.text(8).filter(|t| !t.is_empty()).map(|t| list.gpu_types.id(t) as u16),
     };
+    let usage = read_usage(row)?;
     list.job_ids.push(row.text(0).map_or_else(|| id.to_string(), str::to_string));
     list.workload.jobs.push(job);
+    list.workload.usage.push(usage);
     Ok(())
+}
+
+fn read_usage(row: &Row) -> Result<Usage, SimError> {
+    let class = match row.text(11).filter(|t| !t.is_empty()) {
+        None => JobClass::Offline,
+        Some(t) => t.parse().map_err(|_| SimError::Csv {
+            line: row.line,
+            column: COLUMNS[11].into(),
+            what: format!("expected offline or online, found `{t}`"),
+        })?,
+    };
+    Ok(Usage {
+        gpu_util: row.number(9, 0.0, 100.0)?.map(|u| u as f32),
+        gpu_mem_gib: row.number(10, 0.0, MAX_GPU_MEM_GIB)?.map(|m| m as f32),
+        class,
+    })
 }
 
 fn finish(mut list: JobList) -> Result<JobList, SimError> {
@@ -254,6 +292,9 @@ fn finish(mut list: JobList) -> Result<JobList, SimError> {
         return Err(SimError::EmptyWorkload);
     }
     let w = &mut list.workload;
+    if w.usage.iter().all(|u| *u == Usage::default()) {
+        w.usage.clear();
+    }
     w.n_users = list.users.names.len() as u32;
     w.n_vcs = list.vcs.names.len() as u32;
     w.n_groups = list.groups.names.len() as u32;
@@ -261,15 +302,18 @@ fn finish(mut list: JobList) -> Result<JobList, SimError> {
     Ok(list)
 }
 
-/// Writes a job list in the same format (all columns; times in seconds with
-/// millisecond precision).
+/// Writes a job list in the same format (every column, the usage columns
+/// only when some job has usage; times in seconds with millisecond
+/// precision).
 pub fn write_jobs(list: &JobList, mut out: impl Write) -> std::io::Result<()> {
-    writeln!(out, "{}", COLUMNS.join(","))?;
+    let usage = !list.workload.usage.is_empty();
+    let columns = if usage { &COLUMNS[..] } else { &COLUMNS[..COLUMNS.len() - USAGE_COLUMNS] };
+    writeln!(out, "{}", columns.join(","))?;
     for (i, j) in list.workload.jobs.iter().enumerate() {
         let name = |int: &Interner, id: u32| int.names.get(id as usize).cloned().unwrap_or_default();
         let cpus = j.cpu_milli.map_or(String::new(), |c| format!("{}", c as f64 / 1000.0));
         let ty = j.gpu_type.map_or(String::new(), |t| name(&list.gpu_types, t as u32));
-        writeln!(
+        write!(
             out,
             "{},{:.3},{:.3},{},{},{},{},{},{}",
             quoted(&list.job_ids.get(i).cloned().unwrap_or_else(|| i.to_string())),
@@ -282,6 +326,11 @@ pub fn write_jobs(list: &JobList, mut out: impl Write) -> std::io::Result<()> {
             quoted(&name(&list.groups, j.group)),
             quoted(&ty)
         )?;
+        if let Some(u) = list.workload.usage.get(i).filter(|_| usage) {
+            let num = |x: Option<f32>| x.map_or(String::new(), |v| v.to_string());
+            write!(out, ",{},{},{}", num(u.gpu_util), num(u.gpu_mem_gib), u.class)?;
+        }
+        writeln!(out)?;
     }
     Ok(())
 }

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::time::Millis;
+use crate::usage::Usage;
 
 /// Index of a job in its [`Workload`] (`jobs[id].id == id`).
 pub type JobId = u32;
@@ -95,6 +96,10 @@ pub struct Workload {
     pub n_groups: u32,
     /// Number of distinct GPU types (job constraints and node types).
     pub n_gpu_types: u16,
+    /// GPU usage per job (`usage[i]` is job i's), or empty when unknown:
+    /// read by the GPU-sharing policies and the utilization model.
+    #[serde(default)]
+    pub usage: Vec<Usage>,
 }
 
 impl Workload {
@@ -108,6 +113,7 @@ impl Workload {
             n_groups: max(&|j| j.group),
             n_gpu_types: n_types.unwrap_or(0),
             jobs,
+            usage: Vec::new(),
         }
     }
 }

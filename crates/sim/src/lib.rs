@@ -29,16 +29,23 @@ pub mod metrics;
 mod placement;
 pub mod policy;
 pub mod rng;
+pub mod sharing;
 pub mod time;
+pub mod usage;
 mod validate;
 
 pub use cluster::{Cluster, Node, NodeGroup};
-pub use config::{Discipline, OnUnplaceable, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};
+pub use config::{
+    Discipline, Interference, OnUnplaceable, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SharingConfig,
+    SimConfig,
+};
 pub use error::{SimError, Unplaceable};
 pub use job::{Demand, Job, JobId, Workload};
 pub use metrics::series::{Resampled, Series};
 pub use metrics::{JobResult, JobStatus, Segment, SimResult, Summary};
+pub use sharing::profile::LoadProfile;
 pub use time::Millis;
+pub use usage::{JobClass, Usage};
 
 /// Replays `workload` on `cluster` under `config`.
 ///

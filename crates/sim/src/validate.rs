@@ -15,6 +15,13 @@ impl Workload {
         for (i, job) in self.jobs.iter().enumerate() {
             self.validate_job(i, job)?;
         }
+        if !self.usage.is_empty() && self.usage.len() != self.jobs.len() {
+            let what = format!("{} usage rows for {} jobs (one per job, or none)", self.usage.len(), self.jobs.len());
+            return Err(SimError::BadJob { job: 0, what });
+        }
+        for (i, u) in self.usage.iter().enumerate() {
+            u.validate(i as u32)?;
+        }
         Ok(())
     }
 

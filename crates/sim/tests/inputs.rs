@@ -10,7 +10,11 @@ use tracelab_sim::*;
 #[test]
 fn unknown_names_list_the_valid_ones() {
     let e = "lifo".parse::<Policy>().unwrap_err().to_string();
-    assert_eq!(e, "unknown policy `lifo`; valid names: fifo, sjf, srtf, sjf-predicted, qssf, las, fair");
+    assert_eq!(
+        e,
+        "unknown policy `lifo`; valid names: fifo, sjf, srtf, sjf-predicted, qssf, las, fair, \
+         exclusive, time-sharing, priority-time-sharing, horus, muxflow"
+    );
     let e = "tight".parse::<Placement>().unwrap_err().to_string();
     assert!(e.contains("pack, spread, first-fit, random, least-shared"), "{e}");
     assert!("lazy".parse::<Discipline>().unwrap_err().to_string().contains("strict, greedy, easy"));
@@ -150,6 +154,32 @@ fn csv_errors_name_line_and_column() {
     // A quote left open does not take the rest of the file into one record.
     let open = format!("submit_s,duration_s,gpus,user\n0,10,1,u\n0,10,1,\"open\n{}", "0,10,1,u\n".repeat(200));
     assert_eq!(err(&open), "line 3: a quoted field is not closed within 100 lines or 64 KiB");
+}
+
+/// GPU usage columns: utilization 0-100 %, memory >= 0 GiB, class offline
+/// or online; empty cells are unknown (or offline); bad values name the
+/// line and column; the list round-trips with them.
+#[test]
+fn csv_usage_columns_read_check_and_round_trip() {
+    let text = "submit_s,duration_s,gpus,gpu_util,gpu_mem_gib,class\n0,10,1,40,3.5,online\n1,10,0.5,,,\n";
+    let list = read_jobs(Cursor::new(text)).unwrap();
+    let u = &list.workload.usage;
+    assert_eq!(u[0], Usage { gpu_util: Some(40.0), gpu_mem_gib: Some(3.5), class: JobClass::Online });
+    assert_eq!(u[1], Usage::default());
+    let mut out = Vec::new();
+    write_jobs(&list, &mut out).unwrap();
+    assert_eq!(read_jobs(Cursor::new(out)).unwrap(), list);
+    // Without usage, neither the workload nor the written list has any.
+    let plain = read_jobs(Cursor::new("submit_s,duration_s,gpus,class\n0,10,1,\n")).unwrap();
+    assert!(plain.workload.usage.is_empty());
+    let err = |row: &str| {
+        let text = format!("submit_s,duration_s,gpus,gpu_util,gpu_mem_gib,class\n0,10,1,,,\n{row}\n");
+        read_jobs(Cursor::new(text)).unwrap_err().to_string()
+    };
+    assert_eq!(err("0,10,1,101,,"), "line 3, column `gpu_util`: expected a number <= 100, found `101`");
+    assert_eq!(err("0,10,1,-1,,"), "line 3, column `gpu_util`: expected a finite number >= 0, found `-1`");
+    assert_eq!(err("0,10,1,,-2,"), "line 3, column `gpu_mem_gib`: expected a finite number >= 0, found `-2`");
+    assert_eq!(err("0,10,1,,,batch"), "line 3, column `class`: expected offline or online, found `batch`");
 }
 
 /// What a spreadsheet or pandas writes: a byte-order mark, CRLF line ends,

@@ -27,6 +27,10 @@ impl Engine<'_> {
         self.st.phase[i] = Phase::Waiting;
         self.st.progress[i].remaining = j.duration as f64;
         self.st.progress[i].queued_at = j.submit;
+        if self.cfg.sharing_policy() {
+            self.share_wait(job);
+            return;
+        }
         self.st.class[i] = self.queue.class_id((self.demand(job), j.gpu_type));
         self.st.entity[i] = match (self.fair, self.cfg.fair_by) {
             (false, _) => 0,
@@ -74,18 +78,11 @@ impl Engine<'_> {
         true
     }
 
-    fn start_on(&mut self, job: JobId, spot: Spot) {
-        let (i, now) = (job as usize, self.now);
+    pub(crate) fn start_on(&mut self, job: JobId, spot: Spot) {
+        let i = job as usize;
         let spot = self.allocate(job, spot);
-        self.st.phase[i] = Phase::Running;
-        self.st.waited[i] += now - self.st.progress[i].queued_at;
-        self.st.first_start[i].get_or_insert(now);
-        self.st.last_start[i] = now;
+        self.begin_run(job);
         self.note_nodes(job, &spot);
-        self.st.last_update[i] = now;
-        self.st.version[i] += 1;
-        self.add_running(job);
-        self.policy.on_start(&self.w.jobs[i], now);
         let shared = match spot {
             Spot::Shared(SharedSpot::Gpu(g)) => Some(g),
             _ => None,
@@ -94,11 +91,30 @@ impl Engine<'_> {
         // After the spot is set: `held` counts a multi-node job's whole nodes,
         // as it does when the job stops.
         self.change_alloc(job, true);
-        self.st.slowed[i] = false;
+        self.st.slow[i] = 1.0;
         match shared {
-            Some(gpu) => self.reset_rates(gpu, Some(job)),
-            None => self.schedule_end(job),
+            Some(gpu) => {
+                self.note_fractional(gpu, true);
+                self.reset_rates(gpu, Some(job));
+            }
+            None => {
+                self.note_whole(job, true);
+                self.schedule_end(job);
+            }
         }
+    }
+
+    /// A waiting job starts running now (its resources already taken).
+    pub(crate) fn begin_run(&mut self, job: JobId) {
+        let (i, now) = (job as usize, self.now);
+        self.st.phase[i] = Phase::Running;
+        self.st.waited[i] += now - self.st.progress[i].queued_at;
+        self.st.first_start[i].get_or_insert(now);
+        self.st.last_start[i] = now;
+        self.st.last_update[i] = now;
+        self.st.version[i] += 1;
+        self.add_running(job);
+        self.policy.on_start(&self.w.jobs[i], now);
     }
 
     /// Takes the resources of `spot`; a fractional job's spot becomes its GPU.
@@ -135,14 +151,23 @@ impl Engine<'_> {
     }
 
     fn release(&mut self, job: JobId) -> Option<u32> {
+        if self.is_tenant(job) {
+            self.leave_gpu(job);
+            return None;
+        }
         self.close_segment(job);
         let cpu = self.cpu(job);
+        match self.st.spot[job as usize].as_ref().expect("a running job has a spot") {
+            Spot::Shared(_) => {}
+            _ => self.note_whole(job, false),
+        }
         match self.st.spot[job as usize].take().expect("a running job has a spot") {
             Spot::Node { node, gpus } => self.nodes.release_whole(node, gpus, cpu),
             Spot::Nodes(list) => list.iter().for_each(|&n| self.nodes.release_whole(n, self.nodes.gpus_of(n), 0)),
             Spot::Shared(SharedSpot::Gpu(gpu)) => {
                 let Demand::Shared(m) = self.demand(job) else { unreachable!("shared spot for a whole job") };
                 self.nodes.release_shared(job, m, gpu, cpu);
+                self.note_fractional(gpu, false);
                 return Some(gpu);
             }
             Spot::Shared(SharedSpot::EmptyOn(_)) => unreachable!("allocation resolves the GPU"),
@@ -187,7 +212,8 @@ impl Engine<'_> {
         if elapsed <= 0 {
             return;
         }
-        let slow = if self.st.slowed[i] { self.cfg.share_slowdown } else { 1.0 };
+        self.settle_share(job, elapsed);
+        let slow = self.progress_slow(job);
         let milli = self.demand(job).milli() as i64;
         let p = &mut self.st.progress[i];
         p.remaining = (p.remaining - elapsed as f64 / slow).max(0.0);
@@ -198,10 +224,20 @@ impl Engine<'_> {
         self.st.last_update[i] = self.now;
     }
 
+    /// The slowdown of a job's progress: its slowdown, but 1 for an online
+    /// service under a sharing policy (it serves for its duration; the
+    /// slowdown is its latency's, counted in the sharing metrics).
+    fn progress_slow(&self, job: JobId) -> f64 {
+        if self.share.is_some() && self.fixed_lifetime(job) {
+            1.0
+        } else {
+            self.st.slow[job as usize]
+        }
+    }
+
     pub(crate) fn schedule_end(&mut self, job: JobId) {
         let i = job as usize;
-        let slow = if self.st.slowed[i] { self.cfg.share_slowdown } else { 1.0 };
-        let left = self.st.progress[i].remaining * slow;
+        let left = self.st.progress[i].remaining * self.progress_slow(job);
         let end = self.st.last_update[i] + left.ceil() as Millis;
         self.set_end(job, Some(end));
         self.st.version[i] += 1;
@@ -210,14 +246,21 @@ impl Engine<'_> {
     }
 
     /// Re-derives the rate of every job on `gpu` after its tenants changed
-    /// (`new` just arrived there and needs its first completion event).
+    /// (`new` just arrived there and needs its first completion event):
+    /// the constant `share_slowdown` while two or more share it, or the
+    /// utilization model.
     fn reset_rates(&mut self, gpu: u32, new: Option<JobId>) {
+        if self.share.is_some() {
+            self.rerate_fractional(gpu, new);
+            return;
+        }
         let tenants = self.nodes.gpu_jobs[gpu as usize].clone();
         let shared = tenants.len() > 1 && self.cfg.share_slowdown > 1.0;
+        let slow = if shared { self.cfg.share_slowdown } else { 1.0 };
         for job in tenants {
-            if self.st.slowed[job as usize] != shared || new == Some(job) {
+            if self.st.slow[job as usize] != slow || new == Some(job) {
                 self.settle(job);
-                self.st.slowed[job as usize] = shared;
+                self.st.slow[job as usize] = slow;
                 self.schedule_end(job);
             }
         }
@@ -234,6 +277,9 @@ impl Engine<'_> {
         self.st.version[i] += 1;
         self.remove_running(job);
         self.policy.on_finish(&self.w.jobs[i], self.now);
+        if self.cfg.sharing_policy() {
+            self.share_finished(job);
+        }
         if let Some(gpu) = gpu {
             self.reset_rates(gpu, None);
         }
@@ -258,8 +304,12 @@ impl Engine<'_> {
         p.remaining += self.cfg.preempt_overhead.for_gpus(gpus) as f64;
         p.preemptions += 1;
         p.queued_at = self.now;
-        let key = self.policy.key(&self.w.jobs[i], &self.st.progress[i], self.now);
-        self.enqueue(job, key);
+        if self.cfg.sharing_policy() {
+            self.share_wait(job);
+        } else {
+            let key = self.policy.key(&self.w.jobs[i], &self.st.progress[i], self.now);
+            self.enqueue(job, key);
+        }
         if let Some(gpu) = gpu {
             self.reset_rates(gpu, None);
         }

@@ -12,6 +12,7 @@ mod pass;
 mod preempt;
 pub(crate) mod queue;
 mod results;
+pub(crate) mod share;
 pub(crate) mod state;
 
 use crate::cluster::Cluster;
@@ -59,6 +60,8 @@ pub(crate) struct Engine<'a> {
     /// EASY: running jobs by scheduled completion.
     pub(crate) ends: std::collections::BTreeSet<(Millis, JobId)>,
     track_ends: bool,
+    /// GPU sharing (sharing policies, or the utilization interference model).
+    pub(crate) share: Option<Box<share::Share>>,
 }
 
 impl<'a> Engine<'a> {
@@ -97,8 +100,14 @@ impl<'a> Engine<'a> {
             reservation_cache: None,
             ends: std::collections::BTreeSet::new(),
             track_ends: cfg.discipline == crate::config::Discipline::Easy,
+            share: None,
         };
+        engine.share = engine.sharing_state(cluster);
         engine.admit(cluster)?;
+        let last_submit = engine.arrivals.last().map_or(0, |&j| w.jobs[j as usize].submit);
+        if let Some(sh) = engine.share.as_mut() {
+            sh.metrics.last_submit = last_submit;
+        }
         Ok(engine)
     }
 
@@ -136,7 +145,7 @@ impl<'a> Engine<'a> {
     /// Runs the replay to the end (or to `until`).
     pub(crate) fn run(&mut self) {
         while let Some(t) = self.next_time() {
-            if self.cfg.until.is_some_and(|u| t > u) {
+            if self.cfg.until.is_some_and(|u| t > u) || self.share_idle() {
                 break;
             }
             self.advance_to(t);
@@ -147,10 +156,41 @@ impl<'a> Engine<'a> {
         }
     }
 
+    /// The sharing state `cfg` asks for: GPU tenancy and the policy for a
+    /// sharing policy, rates and metrics for the utilization model.
+    fn sharing_state(&self, cluster: &Cluster) -> Option<Box<share::Share>> {
+        if !share::Share::wanted(self.cfg) {
+            return None;
+        }
+        let gpus = self.nodes.gpu_node.len();
+        let policy = crate::sharing::build(self.cfg, self.w);
+        let mut sh = share::Share::new(self.w, self.cfg, gpus, policy);
+        if let Some(p) = &sh.policy {
+            let types: Vec<u16> = self.nodes.gpu_node.iter().map(|&n| cluster.nodes()[n as usize].gpu_type).collect();
+            let mem = types.iter().map(|&t| self.cfg.sharing.gpu_mem(t)).collect();
+            sh.gpus = Some(share::gpus::GpuState::new(self.nodes.gpu_node.clone(), types, mem, p.gpu_key()));
+        }
+        Some(Box::new(sh))
+    }
+
+    /// Whether a sharing run has nothing left to do: no job running or
+    /// waiting and none to arrive (a policy's wake-up left in the event
+    /// heap must not stretch the run's window).
+    fn share_idle(&self) -> bool {
+        self.cfg.sharing_policy()
+            && self.running.is_empty()
+            && self.next_arrival == self.arrivals.len()
+            && self.share.as_ref().is_some_and(|s| s.waiting == 0)
+    }
+
     /// Moves the clock, integrating allocated GPUs over the elapsed time.
     fn advance_to(&mut self, t: Millis) {
         if let Some(at) = self.area_at {
             self.gpu_area += self.nodes.allocated_milli as f64 * (t - at) as f64;
+            if let Some(sh) = self.share.as_mut() {
+                let oversold = sh.gpus.as_ref().map_or(0, |g| g.oversold);
+                sh.metrics.integrate(at, t, oversold);
+            }
         }
         self.area_at = Some(t);
         self.first_event.get_or_insert(t);
@@ -197,15 +237,20 @@ impl<'a> Engine<'a> {
     }
 
     fn schedule_wakeup(&mut self) {
-        if let Some(at) = self.policy.wake_at() {
+        let wake = if self.cfg.sharing_policy() { self.share_wake() } else { self.policy.wake_at() };
+        if let Some(at) = wake {
             self.request_pass(at.max(self.now + 1));
         }
     }
 
     fn record(&mut self) {
         if self.cfg.record_series {
-            let (q, r) = (self.queue.len() as u32, self.running.len() as u32);
+            let waiting = self.share.as_ref().map_or(0, |s| s.waiting);
+            let (q, r) = ((self.queue.len() + waiting) as u32, self.running.len() as u32);
             self.series.push(self.now, self.nodes.allocated_milli, q, r);
+            if let Some(sh) = self.share.as_mut() {
+                sh.metrics.record(self.now);
+            }
         }
     }
 

@@ -26,6 +26,10 @@ pub(crate) fn class_fits(nodes: &Nodes, (demand, ty): Class) -> bool {
 
 impl Engine<'_> {
     pub(crate) fn pass(&mut self) {
+        if self.cfg.sharing_policy() {
+            self.share_pass();
+            return;
+        }
         let mut rekey = self.policy.before_pass(self.now, self.queue.len());
         rekey.sort_unstable();
         for job in rekey {

@@ -49,7 +49,8 @@ impl Engine<'_> {
     pub(crate) fn results(self) -> SimResult {
         let jobs: Vec<JobResult> = (0..self.w.jobs.len()).map(|i| self.job_result(i)).collect();
         let summary = self.summary(&jobs);
-        SimResult { summary, jobs, series: self.series, segments: self.segments }
+        let sharing = self.sharing_result(&jobs);
+        SimResult { summary, jobs, series: self.series, segments: self.segments, sharing }
     }
 
     fn summary(&self, jobs: &[JobResult]) -> Summary {

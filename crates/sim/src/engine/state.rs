@@ -27,8 +27,9 @@ pub(crate) struct JobState {
     /// Total time spent waiting before the current wait began.
     pub(crate) waited: Vec<Millis>,
     pub(crate) last_update: Vec<Millis>,
-    /// Running on a GPU shared with another job (progress slowed).
-    pub(crate) slowed: Vec<bool>,
+    /// The job's current slowdown (1 = as if alone): wall time per unit of
+    /// its work while it shares a GPU.
+    pub(crate) slow: Vec<f64>,
     /// Bumped whenever scheduled events of the job go stale.
     pub(crate) version: Vec<u32>,
     pub(crate) end_at: Vec<Millis>,
@@ -50,7 +51,7 @@ impl JobState {
             end: vec![None; n],
             waited: vec![0; n],
             last_update: vec![0; n],
-            slowed: vec![false; n],
+            slow: vec![1.0; n],
             version: vec![0; n],
             end_at: vec![0; n],
             spot: vec![None; n],

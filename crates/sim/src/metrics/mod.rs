@@ -14,6 +14,7 @@
 //! - Jain's fairness index over users of each user's mean slowdown.
 
 pub mod series;
+pub mod sharing;
 pub mod stats;
 
 use serde::{Deserialize, Serialize};
@@ -105,4 +106,8 @@ pub struct SimResult {
     pub series: Series,
     /// Run segments, if `record_segments` was set; ordered by end, then job.
     pub segments: Vec<Segment>,
+    /// GPU-sharing metrics ([`sharing`]), when a sharing policy ran or the
+    /// utilization interference model was on.
+    #[serde(default)]
+    pub sharing: Option<sharing::SharingResult>,
 }

@@ -1,6 +1,8 @@
-//! Online duration history: running means of the durations of jobs that have
-//! finished so far in the replay (never of jobs still to come), by user, by
-//! group, by user and GPU type, and over all jobs.
+//! Online history: running means of a value of the jobs that have finished
+//! so far in the replay (never of jobs still to come), by user, by group, by
+//! user and GPU type, and over all jobs. The value is the duration for the
+//! duration predictors, a measured utilization or memory for the GPU-sharing
+//! policies' usage predictors (`crate::sharing::predict`).
 
 use std::collections::HashMap;
 
@@ -42,7 +44,11 @@ impl History {
 
     /// Adds a finished job's trace duration.
     pub(crate) fn record(&mut self, job: &Job) {
-        let d = job.duration as f64;
+        self.record_value(job, job.duration as f64);
+    }
+
+    /// Adds a finished job's value `d`.
+    pub(crate) fn record_value(&mut self, job: &Job, d: f64) {
         self.user[job.user as usize].add(d);
         self.group[job.group as usize].add(d);
         self.user_type.entry((job.user, job.gpu_type)).or_default().add(d);

@@ -6,14 +6,19 @@
 //! A key is compared first; ties go to the earlier submission, then to the
 //! lower job id. A new policy is one file here plus a line in [`build`].
 
+pub(crate) mod exclusive;
 mod fair;
 mod fifo;
-mod history;
+pub(crate) mod history;
+pub(crate) mod horus;
 mod las;
+pub(crate) mod muxflow;
+pub(crate) mod priority_time_sharing;
 mod qssf;
 mod sjf;
 mod sjf_predicted;
 mod srtf;
+pub(crate) mod time_sharing;
 
 use crate::config::{Policy, SimConfig};
 use crate::job::{Job, JobId, Workload};
@@ -107,5 +112,10 @@ pub(crate) fn build(cfg: &SimConfig, w: &Workload) -> Box<dyn PolicyImpl> {
         Policy::Qssf => Box::new(qssf::Qssf::new(w)),
         Policy::Las => Box::new(las::Las::new(cfg, w.jobs.len())),
         Policy::Fair => Box::new(fair::Fair),
+        // The GPU-sharing policies keep their own queues (`crate::sharing`);
+        // the engine's ordered queue stays empty under them.
+        Policy::Exclusive | Policy::TimeSharing | Policy::PriorityTimeSharing | Policy::Horus | Policy::Muxflow => {
+            Box::new(fifo::Fifo)
+        }
     }
 }

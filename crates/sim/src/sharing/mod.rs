@@ -1,0 +1,37 @@
+//! GPU sharing as Horus (TPDS'22) and MuxFlow (2023) do it, and the
+//! baselines they compare with: the interference model ([`model`]), its
+//! parameters ([`config`]), the online load profile ([`profile`]), the
+//! pieces the policies are made of (k-means, Kuhn-Munkres matching, usage
+//! prediction), and the full-control hook the sharing policies implement
+//! ([`policy::SharingPolicy`]: their own queues, placement, co-location,
+//! evictions and SM shares, through the commands of [`policy::Round`]).
+//!
+//! The policies themselves are one module each in `crate::policy`
+//! (`exclusive`, `time_sharing`, `priority_time_sharing`, `horus`,
+//! `muxflow`). Semantics and calibration: `docs/sharing.md`.
+
+pub mod config;
+pub mod kmeans;
+pub mod matching;
+pub mod model;
+pub mod policy;
+pub mod predict;
+pub mod profile;
+pub(crate) mod waitlist;
+
+use crate::config::{Policy, SimConfig};
+use crate::job::Workload;
+use crate::policy::{exclusive, horus, muxflow, priority_time_sharing, time_sharing};
+use policy::SharingPolicy;
+
+/// The sharing policy of `cfg`, if it names one.
+pub(crate) fn build(cfg: &SimConfig, w: &Workload) -> Option<Box<dyn SharingPolicy>> {
+    Some(match cfg.policy {
+        Policy::Exclusive => Box::new(exclusive::Exclusive::new(cfg)),
+        Policy::TimeSharing => Box::new(time_sharing::TimeSharing::new(cfg)),
+        Policy::PriorityTimeSharing => Box::new(priority_time_sharing::PriorityTimeSharing::new(cfg)),
+        Policy::Horus => Box::new(horus::Horus::new(cfg, w)),
+        Policy::Muxflow => Box::new(muxflow::Muxflow::new(cfg, w)),
+        _ => return None,
+    })
+}

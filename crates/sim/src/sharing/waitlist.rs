@@ -1,0 +1,116 @@
+//! What the simple sharing policies share: a wait list in submission order
+//! with online services apart (placed first), the jobs that arrived since
+//! the last round, and the round that walks it (bounded by `lookahead`
+//! failures) and places online services, evicting offline work from a GPU
+//! that hosts no online job when no GPU is free.
+
+use std::collections::BTreeSet;
+use std::ops::Bound::{Excluded, Unbounded};
+
+use super::policy::Round;
+use crate::job::{Job, JobId};
+use crate::time::Millis;
+use crate::usage::{JobClass, Usage};
+
+#[derive(Default)]
+pub(crate) struct WaitList {
+    pub(crate) online: BTreeSet<(Millis, JobId)>,
+    pub(crate) offline: BTreeSet<(Millis, JobId)>,
+    /// Offline jobs that arrived since the last round.
+    pub(crate) fresh: Vec<(Millis, JobId)>,
+}
+
+impl WaitList {
+    pub(crate) fn arrive(&mut self, job: &Job, usage: &Usage) {
+        let e = (job.submit, job.id);
+        match usage.class {
+            JobClass::Online => {
+                self.online.insert(e);
+            }
+            JobClass::Offline => {
+                self.offline.insert(e);
+                self.fresh.push(e);
+            }
+        }
+    }
+
+    /// Places waiting online services in submission order: alone on a free
+    /// GPU, else, for a service of at most one GPU, on a GPU whose offline
+    /// tenants it evicts.
+    pub(crate) fn place_online(&mut self, r: &mut Round, planned: impl Fn(&Round, JobId) -> f64) {
+        let waiting: Vec<(Millis, JobId)> = self.online.iter().copied().collect();
+        for e in waiting {
+            let job = e.1;
+            let p = planned(r, job);
+            if r.start_alone(job, p).is_ok()
+                || (r.single_gpu(job) && make_room(r, job) && r.start_alone(job, p).is_ok())
+            {
+                self.online.remove(&e);
+            }
+        }
+    }
+
+    /// Walks the offline jobs in order (only those that arrived since the
+    /// last round when no capacity was freed), starting each `try_start`
+    /// accepts, until `lookahead` jobs failed.
+    pub(crate) fn walk(&mut self, r: &mut Round, mut try_start: impl FnMut(&mut Round, JobId) -> bool) {
+        let fresh = std::mem::take(&mut self.fresh);
+        let lookahead = r.config().lookahead as usize;
+        let mut failures = 0;
+        if !r.capacity_grew() {
+            for e in fresh {
+                if self.offline.contains(&e) && try_start(r, e.1) {
+                    self.offline.remove(&e);
+                }
+            }
+            return;
+        }
+        let mut cursor = None;
+        while failures < lookahead {
+            let next = match cursor {
+                None => self.offline.first().copied(),
+                Some(c) => self.offline.range((Excluded(c), Unbounded)).next().copied(),
+            };
+            let Some(e) = next else { break };
+            cursor = Some(e);
+            if try_start(r, e.1) {
+                self.offline.remove(&e);
+            } else {
+                failures += 1;
+            }
+        }
+    }
+}
+
+/// Evicts the offline tenants of the first GPU (by id) with no online job
+/// that `job` could use; whether one was found.
+fn make_room(r: &mut Round, job: JobId) -> bool {
+    let ty = r.job(job).gpu_type;
+    let Some(gpu) = r.offline_only().find(|&g| ty.is_none_or(|t| t == r.gpu(g).gpu_type)) else { return false };
+    let tenants: Vec<JobId> = r.tenants(gpu).to_vec();
+    for t in tenants {
+        r.evict(t).expect("a tenant runs");
+    }
+    true
+}
+
+/// A waiting job of at most one GPU beside the first candidate GPU (in the
+/// policy's key order) that takes it and that `accept` approves, trying at
+/// most `probes` candidates; whether it started.
+pub(crate) fn start_on_candidate(
+    r: &mut Round,
+    job: JobId,
+    planned: f64,
+    probes: usize,
+    accept: impl Fn(&Round, u32) -> bool,
+) -> bool {
+    if !r.single_gpu(job) {
+        return false;
+    }
+    let found = r.candidates().take(probes).find(|&g| r.refusal(job, g).is_none() && accept(r, g));
+    found.is_some_and(|g| r.start_beside(job, g, planned).is_ok())
+}
+
+/// Candidates a round probes for one job (memory and GPU type can refuse
+/// the first few).
+pub(crate) const PROBES: usize = 8;
