@@ -14,7 +14,9 @@ use tracelab_analysis::{render, Cell, Output};
 use super::listing::{self, Entry};
 use super::output::OutputArgs;
 use tracelab_schema::error::{Error, IoContext};
-use tracelab_sim::{Discipline, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};
+use tracelab_sim::{
+    Discipline, Interference, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SharingConfig, SimConfig,
+};
 use tracelab_workload::results::{self, Digest, RunsWriter};
 use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selection, Source, TraceSel, Window};
 
@@ -38,6 +40,8 @@ use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selectio
 ///   tracelab simulate --trace philly --window busiest:8h --sample 40 --seed 1 --load 0.5,1,2
 ///   tracelab simulate --trace helios:Venus --policy qssf --discipline strict --format json
 ///   tracelab simulate --jobs jobs.csv --cluster 4x8 --policy fifo,sjf
+///   tracelab simulate --trace pai --policy exclusive,horus --cluster 2x8 --sample 2000
+///   tracelab simulate --trace pai --online 8 --policy time-sharing,priority-time-sharing,muxflow --cluster 2x8
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -52,7 +56,8 @@ pub struct Args {
     #[arg(long, default_value = "pai", conflicts_with = "jobs")]
     trace: String,
     /// Replay this CSV job list instead (columns submit_s, duration_s, gpus
-    /// and optionally job_id, cpus, user, vc, group, gpu_type).
+    /// and optionally job_id, cpus, user, vc, group, gpu_type, gpu_util,
+    /// gpu_mem_gib, class).
     #[arg(long, value_name = "FILE.csv")]
     jobs: Option<PathBuf>,
     /// Policies, comma-separated (see --list).
@@ -76,6 +81,38 @@ pub struct Args {
     /// Progress of jobs sharing a GPU slows by this factor (>= 1).
     #[arg(long, default_value_t = 1.0)]
     share_slowdown: f64,
+    /// How the classic policies' fractional jobs slow each other on a shared
+    /// GPU: constant (--share-slowdown) or utilization (the interference
+    /// model of docs/sharing.md, from each job's GPU utilization).
+    #[arg(long, default_value = "constant")]
+    interference: String,
+    /// Add N online services (MuxFlow's latency-critical jobs) of one GPU
+    /// each, running for the whole replay; the trace's jobs are offline.
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    online: u32,
+    /// The online services' mean GPU utilization, % (MuxFlow: 26 % before sharing).
+    #[arg(long, default_value_t = 26.0, value_name = "PCT")]
+    online_util: f64,
+    /// The online services' GPU memory, GiB.
+    #[arg(long, default_value_t = 2.0, value_name = "GIB")]
+    online_mem: f64,
+    /// The online load over a day: trace (the trace's measured utilization;
+    /// the default for a trace), flat (the default for --jobs), or a CSV file
+    /// of offset_s,load rows.
+    #[arg(long, value_name = "SOURCE")]
+    online_profile: Option<String>,
+    /// GPU utilization (%) of a job whose trace measured none.
+    #[arg(long, default_value_t = 50.0, value_name = "PCT")]
+    default_gpu_util: f64,
+    /// GPU memory (GiB per GPU) of a job whose trace measured none.
+    #[arg(long, default_value_t = 2.0, value_name = "GIB")]
+    default_gpu_mem: f64,
+    /// Most jobs on one GPU under the sharing policies.
+    #[arg(long, default_value_t = 4, value_name = "N")]
+    max_tenants: u32,
+    /// The online slowdown muxflow never lets pass (> 1; 1.2 = 20 %).
+    #[arg(long, default_value_t = 1.2, value_name = "F")]
+    online_bound: f64,
     /// FROM..TO (RFC 3339 or offsets from the trace start, e.g. 3h..11h), busiest:DURATION, or all.
     #[arg(long, default_value = "all")]
     window: String,
@@ -157,6 +194,14 @@ fn provenance(a: &Args) -> Vec<(String, String)> {
         ("discipline", a.discipline.clone()),
         ("predictor", a.predictor.clone()),
         ("share-slowdown", a.share_slowdown.to_string()),
+        ("interference", a.interference.clone()),
+        ("online", a.online.to_string()),
+        ("online-util", a.online_util.to_string()),
+        ("online-profile", a.online_profile.clone().unwrap_or_else(|| "default".into())),
+        ("default-gpu-util", a.default_gpu_util.to_string()),
+        ("default-gpu-mem", a.default_gpu_mem.to_string()),
+        ("max-tenants", a.max_tenants.to_string()),
+        ("online-bound", a.online_bound.to_string()),
         ("until", a.until.clone().unwrap_or_else(|| "none".into())),
     ];
     pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
@@ -217,15 +262,14 @@ fn plan(a: &Args) -> anyhow::Result<(Request, Vec<workload::RunSpec>)> {
     if a.sample == Some(0) {
         return Err(usage("--sample 0: expected at least one job".into()));
     }
-    let req = Request { source, selection, cluster, strict_cluster };
     let base = config(a)?;
+    let policies = names::<Policy>("policy", &a.policy)?;
+    let wants_usage = base.sharing.interference == Interference::Utilization
+        || policies.iter().any(|&p| SimConfig { policy: p, ..base.clone() }.sharing_policy());
+    let online = online(a, &source)?;
+    let req = Request { source, selection, cluster, strict_cluster, usage: wants_usage, online };
     let loads = a.load.split(',').map(select::parse_load).collect::<Result<Vec<f64>, _>>()?;
-    let specs = workload::plan(
-        &names::<Policy>("policy", &a.policy)?,
-        &names::<Placement>("placement", &a.placement)?,
-        &loads,
-        &base,
-    );
+    let specs = workload::plan(&policies, &names::<Placement>("placement", &a.placement)?, &loads, &base);
     for s in &specs {
         s.config.validate().map_err(|e| {
             usage(format!("--policy {} with --discipline {}: {e}", s.config.policy, s.config.discipline))
@@ -252,7 +296,17 @@ fn config(a: &Args) -> anyhow::Result<SimConfig> {
     if !(a.share_slowdown >= 1.0 && a.share_slowdown.is_finite()) {
         return Err(usage(format!("--share-slowdown {}: expected a number >= 1", a.share_slowdown)));
     }
+    let sharing = SharingConfig {
+        interference: one::<Interference>("interference", &a.interference)?,
+        default_util_pct: a.default_gpu_util,
+        default_mem_gib: a.default_gpu_mem,
+        max_tenants: a.max_tenants,
+        online_bound: a.online_bound,
+        ..SharingConfig::default()
+    };
+    sharing.validate().map_err(|e| usage(format!("sharing options: {e}")))?;
     Ok(SimConfig {
+        sharing,
         discipline: one::<Discipline>("discipline", &a.discipline)?,
         predictor: one::<Predictor>("predictor", &a.predictor)?,
         fair_by: one::<ShareBy>("fair-by", &a.fair_by)?,
@@ -262,6 +316,28 @@ fn config(a: &Args) -> anyhow::Result<SimConfig> {
         until,
         ..SimConfig::default()
     })
+}
+
+/// `--online` and its options, checked.
+fn online(a: &Args, source: &Source) -> anyhow::Result<Option<workload::online::Online>> {
+    if a.online == 0 {
+        return Ok(None);
+    }
+    if a.online > workload::online::MAX_SERVICES {
+        return Err(usage(format!("--online {}: at most {} services", a.online, workload::online::MAX_SERVICES)));
+    }
+    if !(0.0..=100.0).contains(&a.online_util) || !(a.online_mem.is_finite() && a.online_mem >= 0.0) {
+        return Err(usage(format!(
+            "--online-util {} / --online-mem {}: expected 0-100 % and a GPU memory >= 0 GiB",
+            a.online_util, a.online_mem
+        )));
+    }
+    let default = match source {
+        Source::Trace(_) => "trace",
+        Source::Csv(_) => "flat",
+    };
+    let profile = workload::online::ProfileSource::parse(a.online_profile.as_deref().unwrap_or(default));
+    Ok(Some(workload::online::Online { services: a.online, util_pct: a.online_util, mem_gib: a.online_mem, profile }))
 }
 
 /// Runs the plan; with `out`, per-job rows and series are written as each
@@ -283,7 +359,7 @@ fn execute(
             j.write(&results::jobs_frame(p, &run.spec, &run.result)?)?;
             s.write(&results::series_frame(&run.spec, &run.result.series)?)?;
         }
-        digests.push(Digest { spec: run.spec, summary: run.result.summary, series: run.result.series });
+        digests.push(Digest::of(&run.spec, &run.result, &p.workload));
         Ok(())
     })?;
     jobs.map(RunsWriter::finish).transpose()?;

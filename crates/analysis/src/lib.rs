@@ -27,6 +27,7 @@ mod seed;
 mod shared;
 #[cfg(test)]
 mod testkit;
+pub mod usage;
 
 pub use declare::{describe, About, Analysis, Analyze, Memory, Published, Scope};
 pub use output::{Body, Cell, Headline, Output, Part, ResultTable};

@@ -22,6 +22,22 @@ fn policy(p: Policy) -> (&'static str, &'static str) {
             ("Tiresias 2D-LAS (NSDI'19)", "least attained GPU service first, preemptive, discretized queues")
         }
         Policy::Fair => ("max-min fair share", "the VC (or user, --fair-by) holding the fewest GPUs first"),
+        Policy::Exclusive => ("GPU-sharing papers' dedicated-GPU baseline", "every job holds whole GPUs alone"),
+        Policy::TimeSharing => {
+            ("Gandiva (OSDI'18) time slicing", "a job finding no free GPU shares one in equal time slices")
+        }
+        Policy::PriorityTimeSharing => (
+            "AntMan (OSDI'20) / PAI priority time sharing",
+            "online first; offline jobs run in the idle time of online GPUs",
+        ),
+        Policy::Horus => (
+            "Horus (TPDS'22)",
+            "predicted utilization, k-means queues by weighted fair queueing, least-interference co-location",
+        ),
+        Policy::Muxflow => (
+            "MuxFlow (2023)",
+            "online protected by a slowdown bound; offline matched to online GPUs (Kuhn-Munkres) on dynamic SM shares",
+        ),
     }
 }
 
@@ -59,7 +75,7 @@ fn predictor(p: Predictor) -> (&'static str, &'static str) {
 }
 
 /// The replay's options that are not engine names.
-const OPTIONS: [(&str, &str, &str); 10] = [
+const OPTIONS: [(&str, &str, &str); 16] = [
     (
         "--trace",
         "any ingested trace",
@@ -102,6 +118,28 @@ const OPTIONS: [(&str, &str, &str); 10] = [
         "progress of jobs on a shared GPU slows by F",
     ),
     ("--until DUR", "truncated replay", "stop at this time from the window start; unfinished jobs are counted as left"),
+    (
+        "--interference M",
+        "Horus co-location measurements",
+        "constant (--share-slowdown) or utilization: the classic policies' fractional jobs slow by the model",
+    ),
+    (
+        "--online N",
+        "MuxFlow online services",
+        "add N online services of one GPU (--online-util %, --online-mem GiB) for the whole replay",
+    ),
+    (
+        "--online-profile P",
+        "MuxFlow: online load smooth in minutes, periodic over days",
+        "trace (the trace's utilization over a day), flat, or a CSV file of offset_s,load",
+    ),
+    (
+        "--default-gpu-util U",
+        "stated default",
+        "utilization (%) of a job the trace measured nothing of (--default-gpu-mem GiB likewise)",
+    ),
+    ("--max-tenants N", "PAI packs four 25 % tasks per GPU", "most jobs sharing one GPU under the sharing policies"),
+    ("--online-bound F", "MuxFlow: online slowdown under 20 %", "the online slowdown muxflow never lets pass"),
 ];
 
 /// One row per choice and option: kind, name, what it mirrors, what it does.

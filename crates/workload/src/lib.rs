@@ -13,10 +13,12 @@ pub mod cluster;
 pub mod export;
 pub mod load;
 pub mod merge;
+pub mod online;
 pub mod prepare;
 pub mod results;
 pub mod run;
 pub mod select;
+pub mod sharing_views;
 pub mod views;
 
 pub use cluster::ClusterSpec;
@@ -35,6 +37,9 @@ use tracelab_analysis::Output;
 pub fn output(id: &str, p: &Prepared, runs: &[Digest]) -> Output {
     let mut out = Output::new(id, &format!("Replay of {}", p.source), definition(p, runs));
     out.table("summary", results::summary_table(runs));
+    if let Some(t) = results::sharing_table(runs) {
+        out.table("sharing", t);
+    }
     out.table("left-out", results::accounting_table(p));
     out.table("cluster", results::cluster_table(p));
     out
@@ -54,14 +59,40 @@ pub fn definition(p: &Prepared, runs: &[Digest]) -> String {
          submit; wait = all time queued (submission to first start plus every wait after a preemption); bounded slowdown \
          = max(1, JCT / max(duration, 10 s)); percentiles linear between closest ranks (numpy's default); makespan = last \
          end - first submission; GPU utilisation = allocated GPU-time / (all GPUs x (last event - first submission)); \
-         Jain's index over users of each user's mean slowdown. Engine semantics: docs/simulate.md.",
+         Jain's index over users of each user's mean slowdown.{} Engine semantics: docs/simulate.md.",
         p.source,
         p.unit,
         select::describe(p.origin, p.end),
-        p.workload.jobs.len(),
+        p.workload.jobs.len() - p.online_services as usize,
         p.rows,
         p.cluster.notes.join("; "),
         p.cluster.total_gpus(),
-        disciplines.join(", ")
+        disciplines.join(", "),
+        sharing_definition(p, runs)
     )
 }
+
+fn sharing_definition(p: &Prepared, runs: &[Digest]) -> String {
+    let mut text = String::new();
+    if p.online_services > 0 {
+        text = format!(
+            " Added: {} online services of one GPU each, from the window start until the last job would end if it \
+             started on submission (docs/sharing.md).",
+            p.online_services
+        );
+    }
+    if runs.iter().any(|r| r.sharing.is_some()) {
+        text.push_str(SHARING_DEFINITION);
+    }
+    text
+}
+
+/// The definitions of part `sharing` (`tracelab_sim::metrics::sharing`).
+const SHARING_DEFINITION: &str =
+    " Part sharing (docs/sharing.md): GPU-allocated utilization = GPU-time occupied by at \
+least one job / (all GPUs x window); GPU-used utilization = useful GPU-busy time (each job's utilization at its \
+progress rate, an online service its load, at most 1 per GPU) / (all GPUs x window); GPUs saved = time-weighted mean \
+of the GPUs the running jobs would hold alone minus the GPUs they occupy; oversold GPUs = time-weighted mean number of \
+GPUs hosting an online service and offline work together (MuxFlow); offline JCT, wait and slowdown over done offline \
+jobs; online slowdown = each service's time-weighted mean latency slowdown (p99 over services, max over time); a \
+violation is a service whose slowdown ever exceeded the bound, the violation share the online running time beyond it.";

@@ -33,7 +33,7 @@ pub fn merge(parts: Vec<Part>, w: &Workload, total_gpus: u64, config: &SimConfig
     }
     let jobs: Vec<JobResult> = jobs.into_iter().map(|j| j.expect("every job is in one partition")).collect();
     let summary = summarize(&jobs, w, &series, total_gpus, config, (events, not_submitted));
-    SimResult { summary, jobs, series, segments: Vec::new() }
+    SimResult { summary, jobs, series, segments: Vec::new(), sharing: None }
 }
 
 /// The summary of merged jobs.

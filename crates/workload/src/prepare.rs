@@ -9,11 +9,12 @@ use std::path::PathBuf;
 
 use tracelab_schema::error::{Error, Result};
 use tracelab_sim::csv::JobList;
-use tracelab_sim::{Job, Unplaceable, Workload};
+use tracelab_sim::{Job, LoadProfile, Unplaceable, Usage, Workload};
 use tracelab_store::Store;
 
 use crate::cluster::{self, ClusterSpec, SimCluster};
 use crate::load::{self, LeftOut, LeftReason, Loaded, Names, TraceJob, TraceSel};
+use crate::online::{self, Online};
 use crate::select::{self, Selected, Selection};
 
 /// Where the jobs come from.
@@ -33,6 +34,11 @@ pub struct Request {
     /// Fail (usage error) on a job the cluster can never hold, instead of
     /// leaving it out.
     pub strict_cluster: bool,
+    /// Read the jobs' measured GPU usage where the trace has it (the
+    /// sharing policies and the utilization model use it).
+    pub usage: bool,
+    /// Online services to add (MuxFlow's setting).
+    pub online: Option<Online>,
 }
 
 /// A workload ready for the engine, with its accounting.
@@ -55,6 +61,12 @@ pub struct Prepared {
     pub partition_of: Vec<u32>,
     /// Every row not replayed, by reason.
     pub left_out: LeftOut,
+    /// Online services added to the trace's jobs (`--online`).
+    pub online_services: u32,
+    /// Their load over a day, replay time.
+    pub profile: Option<LoadProfile>,
+    /// GPU memory of each GPU type (by id), GiB, where published.
+    pub gpu_mem_gib: Vec<Option<f64>>,
 }
 
 /// Loads, selects and checks; `store` is needed for traces only.
@@ -62,12 +74,21 @@ pub fn prepare(store: Option<&Store>, req: &Request) -> Result<Prepared> {
     let loaded = match &req.source {
         Source::Trace(sel) => {
             let store = store.ok_or_else(|| Error::Usage("--trace needs a store".into()))?;
-            load::load(store, sel)?
+            load::load(store, sel, req.usage)?
         }
         Source::Csv(path) => from_csv(path)?,
     };
     let Loaded { source, unit, rows, jobs, mut names, left_out } = loaded;
-    let selected = select::select(jobs, &req.selection)?;
+    let mut selected = select::select(jobs, &req.selection)?;
+    let added = match &req.online {
+        Some(o) => {
+            let services = online::services(o, &selected.jobs, &mut names);
+            let n = services.len() as u32;
+            selected.jobs.extend(services);
+            n
+        }
+        None => 0,
+    };
     let cluster = build_cluster(store, req, &selected, &mut names)?;
     let mut left = left_out;
     for (r, n) in &selected.left_out.0 {
@@ -82,7 +103,16 @@ pub fn prepare(store: Option<&Store>, req: &Request) -> Result<Prepared> {
     }
     let job_ids = kept.iter().map(|j| j.job_id.clone()).collect();
     let workload = to_workload(&kept, &names, cluster.typed);
-    debug_assert_eq!(rows, workload.jobs.len() as u64 + left.total());
+    debug_assert_eq!(rows + added as u64, workload.jobs.len() as u64 + left.total());
+    let trace = match &req.source {
+        Source::Trace(t) => Some(t.trace),
+        Source::Csv(_) => None,
+    };
+    let profile = match &req.online {
+        Some(o) => online::profile(&o.profile, store, trace, selected.origin)?,
+        None => None,
+    };
+    let gpu_mem_gib = names.gpu_types.names.iter().map(|t| tracelab_analysis::usage::pai_gpu_mem_gib(t)).collect();
     Ok(Prepared {
         source,
         unit,
@@ -95,6 +125,9 @@ pub fn prepare(store: Option<&Store>, req: &Request) -> Result<Prepared> {
         cluster,
         partition_of,
         left_out: left,
+        online_services: added,
+        profile,
+        gpu_mem_gib,
     })
 }
 
@@ -184,6 +217,11 @@ fn to_workload(jobs: &[TraceJob], names: &Names, typed: bool) -> Workload {
         n_vcs: len(&names.vcs).max(1),
         n_groups: len(&names.groups).max(1),
         n_gpu_types: len(&names.gpu_types).max(1) as u16,
+        usage: if jobs.iter().all(|j| j.usage == Usage::default()) {
+            Vec::new()
+        } else {
+            jobs.iter().map(|j| j.usage).collect()
+        },
     }
 }
 
@@ -195,12 +233,14 @@ fn from_csv(path: &std::path::Path) -> Result<Loaded> {
     let names = Names { users: list.users, vcs: list.vcs, groups: list.groups, gpu_types: list.gpu_types };
     let mut left = LeftOut::default();
     let mut jobs = Vec::with_capacity(list.workload.jobs.len());
+    let mut usage = list.workload.usage.into_iter();
     for (j, id) in list.workload.jobs.into_iter().zip(list.job_ids) {
+        let usage = usage.next().unwrap_or_default();
         if j.gpu_milli == 0 {
             left.add(LeftReason::NoGpu, 1);
             continue;
         }
-        jobs.push(TraceJob { job_id: id, job: j });
+        jobs.push(TraceJob { job_id: id, job: j, usage });
     }
     let rows = jobs.len() as u64 + left.total();
     let unit = "a row of the CSV job list (submit_s, duration_s, gpus, ...)".to_string();

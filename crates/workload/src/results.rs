@@ -12,19 +12,40 @@ use polars::prelude::*;
 
 use tracelab_analysis::{Cell, ResultTable};
 use tracelab_schema::error::{Error, IoContext, Result};
-use tracelab_sim::{JobStatus, Millis, Resampled, Series, SimResult, Summary};
+use tracelab_sim::metrics::sharing::SharingResult;
+use tracelab_sim::{JobClass, JobStatus, Millis, Resampled, Series, SimResult, Summary};
 use tracelab_store::parquet::compression;
 
 use crate::load::LeftOut;
 use crate::prepare::Prepared;
 use crate::run::RunSpec;
 
-/// What is kept of a run once its jobs are written: the summary and series.
+/// What is kept of a run once its jobs are written: the summary and
+/// series, the sharing metrics without their per-job part, and the mean
+/// slowdown of each online service.
 #[derive(Clone, Debug)]
 pub struct Digest {
     pub spec: RunSpec,
     pub summary: Summary,
     pub series: Series,
+    pub sharing: Option<SharingResult>,
+    pub online_slowdown: Vec<f64>,
+}
+
+impl Digest {
+    /// The digest of run `spec`'s result `r` (of workload `w`).
+    pub fn of(spec: &RunSpec, r: &SimResult, w: &tracelab_sim::Workload) -> Digest {
+        let online_slowdown = r.sharing.as_ref().map_or_else(Vec::new, |s| {
+            s.jobs
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| w.usage.get(*i).is_some_and(|u| u.class == JobClass::Online))
+                .filter_map(|(_, j)| j.mean_slowdown)
+                .collect()
+        });
+        let sharing = r.sharing.as_ref().map(SharingResult::clone_without_jobs);
+        Digest { spec: spec.clone(), summary: r.summary.clone(), series: r.series.clone(), sharing, online_slowdown }
+    }
 }
 
 const SUMMARY_COLUMNS: [&str; 23] = [
@@ -91,9 +112,74 @@ pub fn summary_table(runs: &[Digest]) -> ResultTable {
     t
 }
 
-/// Every row of the source: replayed, or left out with its reason.
+/// Every row of the source: replayed, or left out with its reason (and the
+/// online services added, which are no rows of the source).
 pub fn accounting_table(p: &Prepared) -> ResultTable {
-    accounting("replayed", p.workload.jobs.len(), &p.left_out, p.rows)
+    let mut t = accounting("replayed", p.workload.jobs.len(), &p.left_out, p.rows);
+    if p.online_services > 0 {
+        let at = t.rows.len() - 1;
+        t.rows.insert(at, vec!["added: online services".into(), Cell::Int(p.online_services as i64)]);
+    }
+    t
+}
+
+const SHARING_COLUMNS: [&str; 19] = [
+    "run",
+    "policy",
+    "gpu_alloc_util",
+    "gpu_used_util",
+    "gpus_saved",
+    "oversold_gpus",
+    "evictions",
+    "offline_done",
+    "offline_mean_jct_s",
+    "offline_p99_jct_s",
+    "offline_mean_wait_s",
+    "offline_mean_slowdown",
+    "online_services",
+    "online_mean_slowdown",
+    "online_p99_slowdown",
+    "online_max_slowdown",
+    "online_bound",
+    "online_violations",
+    "online_violation_share",
+];
+
+/// One row per run with sharing metrics (`tracelab_sim::metrics::sharing`
+/// defines them): GPU-allocated and GPU-used utilization (0-1), GPUs saved
+/// and oversold (time-weighted means), evictions, the offline jobs' JCT,
+/// wait and slowdown, the online services' slowdowns and bound violations.
+/// `None` when no run has them.
+pub fn sharing_table(runs: &[Digest]) -> Option<ResultTable> {
+    let mut t = ResultTable::new(&SHARING_COLUMNS);
+    for d in runs {
+        let Some(sh) = &d.sharing else { continue };
+        let off = sh.classes.iter().find(|c| c.class == JobClass::Offline);
+        let on = sh.online.as_ref();
+        let opt = |x: Option<f64>| -> Cell { x.into() };
+        t.push(vec![
+            d.spec.label.clone().into(),
+            d.summary.config.policy.name().into(),
+            sh.gpu_allocated_util.into(),
+            sh.gpu_used_util.into(),
+            sh.gpus_saved_mean.into(),
+            sh.oversold_gpus_mean.into(),
+            Cell::Int(sh.evictions as i64),
+            Cell::Int(off.map_or(0, |c| c.done) as i64),
+            opt(off.map(|c| c.jct_ms.mean / 1000.0)),
+            opt(off.map(|c| c.jct_ms.p99 / 1000.0)),
+            opt(off.map(|c| c.queue_ms.mean / 1000.0)),
+            opt(off.map(|c| c.mean_slowdown)),
+            Cell::Int(on.map_or(0, |o| o.services) as i64),
+            opt(on.map(|o| o.mean_slowdown.mean)),
+            opt(on.map(|o| o.mean_slowdown.p99)),
+            opt(on.map(|o| o.max_slowdown)),
+            d.summary.config.sharing.online_bound.into(),
+            Cell::Int(on.map_or(0, |o| o.violations) as i64),
+            opt(on.map(|o| o.violation_share)),
+        ]);
+    }
+    (!t.rows.is_empty()).then_some(t)
 }
 
 /// Every row of the source: `kept` under `outcome`, the rest by reason.
@@ -141,10 +227,15 @@ fn status_name(s: &JobStatus) -> &'static str {
 /// The per-job table of one run: the run's label, policy, placement and
 /// load, then the job (trace id, user, VC, GPUs, submission and duration)
 /// and its outcome (status, start, end, wait, JCT, slowdowns, preemptions,
-/// first node and node count). Seconds from the window start.
+/// first node and node count), then its GPU usage (utilization %, GPU
+/// memory GiB, class; null where unknown) and, when the run measured
+/// sharing, its mean and largest slowdown while running. Seconds from the
+/// window start.
 pub fn jobs_frame(p: &Prepared, spec: &RunSpec, r: &SimResult) -> Result<DataFrame> {
     let n = r.jobs.len();
     let w = &p.workload.jobs;
+    let usage = |i: usize| p.workload.usage.get(i).copied().unwrap_or_default();
+    let shared = |i: usize| r.sharing.as_ref().and_then(|s| s.jobs.get(i));
     let name = |i: &tracelab_sim::csv::Interner, id: u32| i.names.get(id as usize).cloned().unwrap_or_default();
     let cols = vec![
         Column::new("run".into(), vec![spec.label.as_str(); n]),
@@ -167,6 +258,14 @@ pub fn jobs_frame(p: &Prepared, spec: &RunSpec, r: &SimResult) -> Result<DataFra
         Column::new("preemptions".into(), r.jobs.iter().map(|j| j.preemptions as i64).collect::<Vec<_>>()),
         Column::new("first_node".into(), r.jobs.iter().map(|j| j.first_node.map(|x| x as i64)).collect::<Vec<_>>()),
         Column::new("nodes".into(), r.jobs.iter().map(|j| j.nodes as i64).collect::<Vec<_>>()),
+        Column::new("gpu_util".into(), (0..n).map(|i| usage(i).gpu_util.map(f64::from)).collect::<Vec<_>>()),
+        Column::new("gpu_mem_gib".into(), (0..n).map(|i| usage(i).gpu_mem_gib.map(f64::from)).collect::<Vec<_>>()),
+        Column::new("class".into(), (0..n).map(|i| usage(i).class.name()).collect::<Vec<_>>()),
+        Column::new(
+            "mean_slowdown".into(),
+            (0..n).map(|i| shared(i).and_then(|s| s.mean_slowdown)).collect::<Vec<_>>(),
+        ),
+        Column::new("max_slowdown".into(), (0..n).map(|i| shared(i).and_then(|s| s.max_slowdown)).collect::<Vec<_>>()),
     ];
     DataFrame::new(n, cols).map_err(|e| Error::polars("per-job table", e))
 }

@@ -69,14 +69,29 @@ pub fn run_all(p: &Prepared, specs: &[RunSpec], threads: usize, mut sink: impl F
     Ok(())
 }
 
+/// The run's configuration with what the workload knows filled in where
+/// the run left it open: the online load profile and the GPU types' memory.
+fn config(p: &Prepared, spec: &RunSpec) -> SimConfig {
+    let mut cfg = spec.config.clone();
+    let s = &mut cfg.sharing;
+    if s.profile.is_none() {
+        s.profile = p.profile.clone();
+    }
+    if s.gpu_mem_gib.is_empty() && p.gpu_mem_gib.iter().any(Option::is_some) {
+        s.gpu_mem_gib = p.gpu_mem_gib.iter().map(|m| m.unwrap_or(s.default_gpu_mem_gib)).collect();
+    }
+    cfg
+}
+
 /// One run: every partition, merged.
 pub fn run_one(p: &Prepared, spec: &RunSpec) -> Result<Run> {
     let mut jobs = p.workload.jobs.clone();
     scale_arrivals(&mut jobs, spec.load);
     let err = |e: tracelab_sim::SimError| Error::Usage(format!("{}: {e}", spec.label));
+    let cfg = config(p, spec);
     if p.cluster.partitions.len() == 1 {
         let w = Workload { jobs, ..p.workload.clone() };
-        let result = simulate(&w, &p.cluster.partitions[0].cluster, &spec.config).map_err(err)?;
+        let result = simulate(&w, &p.cluster.partitions[0].cluster, &cfg).map_err(err)?;
         return Ok(Run { spec: spec.clone(), result });
     }
     let mut parts = Vec::new();
@@ -86,12 +101,17 @@ pub fn run_one(p: &Prepared, spec: &RunSpec) -> Result<Run> {
         let nodes = part.cluster.nodes().len() as u32;
         if !ids.is_empty() {
             let sub = ids.iter().enumerate().map(|(k, &j)| Job { id: k as u32, ..jobs[j as usize].clone() }).collect();
-            let w = Workload { jobs: sub, ..p.workload.clone() };
-            let result = simulate(&w, &part.cluster, &spec.config).map_err(err)?;
+            let usage = if p.workload.usage.is_empty() {
+                Vec::new()
+            } else {
+                ids.iter().map(|&j| p.workload.usage[j as usize]).collect()
+            };
+            let w = Workload { jobs: sub, usage, ..p.workload.clone() };
+            let result = simulate(&w, &part.cluster, &cfg).map_err(err)?;
             parts.push(merge::Part { ids, node_offset, result });
         }
         node_offset += nodes;
     }
     let w = Workload { jobs, ..p.workload.clone() };
-    Ok(Run { spec: spec.clone(), result: merge::merge(parts, &w, p.cluster.total_gpus(), &spec.config) })
+    Ok(Run { spec: spec.clone(), result: merge::merge(parts, &w, p.cluster.total_gpus(), &cfg) })
 }

@@ -251,7 +251,7 @@ mod tests {
             group: 0,
             gpu_type: None,
         };
-        TraceJob { job_id: id.into(), job }
+        TraceJob { job_id: id.into(), job, usage: tracelab_sim::Usage::default() }
     }
 
     #[test]

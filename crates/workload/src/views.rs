@@ -75,29 +75,31 @@ impl FromParam for ClusterSpec {
     }
 }
 
-const TRACE: Param<TraceSel> =
+pub(crate) const TRACE: Param<TraceSel> =
     Param::custom("trace", "pai", "the trace to replay", "pai, philly, helios or helios:CLUSTER");
-const POLICIES: Param<List<Policy>> = Param::custom(
+pub(crate) const POLICIES: Param<List<Policy>> = Param::custom(
     "policies",
     "fifo,sjf,qssf",
     "policies, comma-separated",
     "policy names from `tracelab simulate --list`, comma-separated",
 );
-const PLACEMENT: Param<List<Placement>> = Param::custom(
+pub(crate) const PLACEMENT: Param<List<Placement>> = Param::custom(
     "placement",
     "pack",
     "placements, comma-separated",
     "placement names from `tracelab simulate --list`, comma-separated",
 );
-const DISCIPLINE: Param<Named<Discipline>> =
+pub(crate) const DISCIPLINE: Param<Named<Discipline>> =
     Param::custom("discipline", "greedy", "the queue discipline", "strict, greedy or easy");
-const WINDOW: Param<Window> =
+pub(crate) const WINDOW: Param<Window> =
     Param::custom("window", "all", "the part of the trace to replay", "FROM..TO, busiest:DURATION or all");
-const SAMPLE: Param<u64> = Param::whole("sample", "0", "replay this many jobs of the window (0 = all)", 0, u64::MAX);
-const SEED: Param<u64> = Param::whole("seed", "1", "seed of the sample and of random placement", 0, u64::MAX);
-const LOADS: Param<Loads> =
+pub(crate) const SAMPLE: Param<u64> =
+    Param::whole("sample", "0", "replay this many jobs of the window (0 = all)", 0, u64::MAX);
+pub(crate) const SEED: Param<u64> =
+    Param::whole("seed", "1", "seed of the sample and of random placement", 0, u64::MAX);
+pub(crate) const LOADS: Param<Loads> =
     Param::custom("loads", "1", "load factors, comma-separated", "positive numbers, comma-separated");
-const CLUSTER: Param<ClusterSpec> =
+pub(crate) const CLUSTER: Param<ClusterSpec> =
     Param::custom("cluster", "from-trace", "the cluster to replay on", "from-trace or NODESxGPUS");
 
 /// The replay's parameters, shared by every view.
@@ -212,14 +214,14 @@ static VIEWS: [Analysis; 5] = [
     Analysis::of(&LoadSweep),
 ];
 
-/// Every simulation view.
+/// Every simulation view (the GPU-sharing ones last).
 pub fn views() -> Vec<&'static Analysis> {
-    VIEWS.iter().collect()
+    VIEWS.iter().chain(crate::sharing_views::VIEWS.iter()).collect()
 }
 
 /// The view with this id.
 pub fn find(id: &str) -> Option<&'static Analysis> {
-    VIEWS.iter().find(|a| a.id == id)
+    views().into_iter().find(|a| a.id == id)
 }
 
 /// A replay's workload and every run of it.
@@ -231,32 +233,44 @@ pub struct Experiment {
 
 impl Experiment {
     pub fn digests(&self) -> Vec<Digest> {
-        self.runs
-            .iter()
-            .map(|r| Digest {
-                spec: r.spec.clone(),
-                summary: r.result.summary.clone(),
-                series: r.result.series.clone(),
-            })
-            .collect()
+        self.runs.iter().map(|r| Digest::of(&r.spec, &r.result, &self.prepared.workload)).collect()
     }
+}
+
+/// What a GPU-sharing view adds to a replay (nothing for the others).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Extra {
+    /// Read the jobs' measured usage.
+    pub usage: bool,
+    pub online: Option<crate::online::Online>,
+    /// The sharing settings every run starts from.
+    pub sharing: tracelab_sim::SharingConfig,
 }
 
 /// The experiment the parameters describe, from the context's shared
 /// results or run now: the views of one replay share one set of runs, and a
 /// view asking while another runs them waits for those runs.
 fn experiment(ctx: &Ctx, p: &SimParams) -> Result<Arc<Experiment>> {
-    ctx.shared.get_or_compute(&format!("workload.experiment {p:?}"), || run_experiment(ctx, p).map(Arc::new))
+    experiment_with(ctx, p, &Extra::default())
 }
 
-fn run_experiment(ctx: &Ctx, p: &SimParams) -> Result<Experiment> {
+/// The same with what a sharing view adds.
+pub(crate) fn experiment_with(ctx: &Ctx, p: &SimParams, extra: &Extra) -> Result<Arc<Experiment>> {
+    let key = if *extra == Extra::default() { format!("{p:?}") } else { format!("{p:?} {extra:?}") };
+    ctx.shared.get_or_compute(&format!("workload.experiment {key}"), || run_experiment(ctx, p, extra).map(Arc::new))
+}
+
+fn run_experiment(ctx: &Ctx, p: &SimParams, extra: &Extra) -> Result<Experiment> {
     let req = Request {
         source: Source::Trace(p.trace.clone()),
         selection: Selection { window: p.window, sample: (p.sample > 0).then_some(p.sample as usize), seed: p.seed },
         cluster: p.cluster.clone(),
         strict_cluster: false,
+        usage: extra.usage,
+        online: extra.online.clone(),
     };
-    let base = SimConfig { discipline: p.discipline.0, seed: p.seed, ..SimConfig::default() };
+    let base =
+        SimConfig { discipline: p.discipline.0, seed: p.seed, sharing: extra.sharing.clone(), ..SimConfig::default() };
     let specs = plan(&p.policies.0, &p.placement.0, &p.loads.0, &base);
     // The report's replays of one trace differ in policies or loads, not in
     // the workload: reading the full PAI trace to sample it takes seconds,
@@ -397,7 +411,7 @@ mod tests {
 
     #[test]
     fn every_view_declares_the_replay_parameters() {
-        for v in views() {
+        for v in VIEWS.iter() {
             assert!(v.id.starts_with("sim."));
             assert_eq!(v.params.len(), SimParams::DECLARED.len());
             assert!(find(v.id).is_some());

@@ -79,6 +79,22 @@ struct Placed {
     groups: Vec<Group>,
 }
 
+/// The job ids of `rows` numbered in order of first appearance.
+fn job_numbers(rows: &DataFrame) -> Result<(Vec<u32>, Vec<String>)> {
+    let mut names: Vec<String> = Vec::new();
+    let mut ids: PlHashMap<String, u32> = PlHashMap::default();
+    let mut out = Vec::with_capacity(rows.height());
+    for id in strs(rows, "job_id")? {
+        let id = id.unwrap_or_default();
+        let n = *ids.entry(id.clone()).or_insert_with(|| {
+            names.push(id);
+            names.len() as u32 - 1
+        });
+        out.push(n);
+    }
+    Ok((out, names))
+}
+
 fn placed(ctx: &Ctx, filter: Filter) -> Result<Placed> {
     let rows = placed_rows(ctx, filter)?;
     let machines = collect(
@@ -169,6 +185,7 @@ fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
         .select(
             [
                 vec![
+                    col("job_id"),
                     col("status"),
                     col("gpus"),
                     col("machine"),
@@ -192,6 +209,8 @@ fn placed_rows(ctx: &Ctx, filter: Filter) -> Result<DataFrame> {
 /// the GPUs it holds there as bits (bit i = GPU i).
 struct Span {
     grp: u32,
+    /// The job's number in [`Placed::jobs`].
+    job: u32,
     mid: u32,
     lo: i64,
     hi: i64,
@@ -200,6 +219,7 @@ struct Span {
 
 fn spans(rows: &DataFrame) -> Result<Vec<Span>> {
     let (grp, mid, lo, hi) = (i64s(rows, "grp")?, i64s(rows, "mid")?, i64s(rows, "lo")?, i64s(rows, "hi")?);
+    let (jobs, _) = job_numbers(rows)?;
     let held: Vec<Vec<Option<bool>>> = (0..GPU_COLUMNS)
         .map(|i| {
             let name = format!("g{i}");
@@ -213,7 +233,7 @@ fn spans(rows: &DataFrame) -> Result<Vec<Span>> {
         let (Some(g), Some(m), Some(l), Some(h)) = (grp[r], mid[r], lo[r], hi[r]) else { continue };
         let bits = held.iter().enumerate().filter(|(_, c)| c[r] == Some(true)).fold(0u8, |b, (i, _)| b | 1 << i);
         if bits != 0 {
-            out.push(Span { grp: g as u32, mid: m as u32, lo: l, hi: h, held: bits });
+            out.push(Span { grp: g as u32, job: jobs[r], mid: m as u32, lo: l, hi: h, held: bits });
         }
     }
     Ok(out)
@@ -258,21 +278,18 @@ impl<'a> UtilWindow<'a> {
         Ok(UtilWindow { rows, gpus })
     }
 
-    /// Counts into `acc` the samples of `span`'s minutes within `[w0, w1)`.
-    fn count(&self, span: &Span, (w0, w1): (i64, i64), acc: &mut [PlHashMap<u64, u64>]) {
+    /// Hands `sample` every sample of `span`'s minutes within `[w0, w1)`.
+    fn each(&self, span: &Span, (w0, w1): (i64, i64), mut sample: impl FnMut(f64)) {
         let from = span.lo.max(w0);
         let to = ceil_minute(span.hi.min(w1));
         let rows = &self.rows[span.mid as usize];
         let first = rows.partition_point(|&(t, ..)| t < from);
         let held: Vec<&[&F64Array]> =
             (0..GPU_COLUMNS).filter(|i| span.held & (1 << i) != 0).map(|i| self.gpus[i].as_slice()).collect();
-        let counts = &mut acc[span.grp as usize];
         for &(_, k, r) in rows[first..].iter().take_while(|&&(t, ..)| t < to) {
             for chunks in &held {
-                // Counted by their bits: `Dist::from_counts` merges equal
-                // values (0.0 and -0.0 too), as it merged the windows' counts.
                 if let Some(v) = chunks[k as usize].get(r as usize).filter(|v| v.is_finite()) {
-                    *counts.entry(v.to_bits()).or_insert(0) += 1;
+                    sample(v);
                 }
             }
         }
@@ -308,21 +325,50 @@ pub fn samples(ctx: &Ctx, filter: Filter) -> Result<Samples> {
     Ok(merged.into_iter().map(|(k, ds)| (k, Dist::pooled(ds))).collect())
 }
 
-/// The GPU-minute join, value counts per group: every `gpu_util` window
-/// that a span overlaps is read (the next one decoding on a second thread
-/// while this one is counted), its rows grouped by machine, and each
-/// overlapping span takes its machine's rows in its minutes. A row loop
-/// rather than the engine's join: exploding every span into its minutes,
-/// joining them to the window on (machine, minute) and filtering per GPU
-/// took 6.5 s and 11.4 CPU-seconds at full scale, mostly gathering the
-/// joined columns and zeroing the fresh memory they landed in.
+/// The GPU-minute join's value counts per group ([`walk`]).
 fn join_counts(ctx: &Ctx, filter: Filter) -> Result<Counts> {
     let placed = placed(ctx, filter)?;
+    let mut acc: Vec<PlHashMap<u64, u64>> = vec![PlHashMap::default(); placed.groups.len()];
+    // Counted by their bits: `Dist::from_counts` merges equal values (0.0
+    // and -0.0 too), as it merged the windows' counts.
+    walk(ctx, &placed, |span, v| *acc[span.grp as usize].entry(v.to_bits()).or_insert(0) += 1)?;
+    Ok(placed
+        .groups
+        .into_iter()
+        .zip(acc)
+        .filter(|(_, counts)| !counts.is_empty())
+        .map(|(group, counts)| (group, Dist::from_counts(counts.into_iter().map(|(v, n)| (f64::from_bits(v), n)))))
+        .collect())
+}
+
+/// Per job (every job with a placed attempt), the sum and count of its
+/// GPU-minute samples ([`SAMPLE_RULE`], all attempts): its mean hardware
+/// utilization over the GPUs it held, per GPU.
+pub fn job_sums(ctx: &Ctx) -> Result<BTreeMap<String, (f64, u64)>> {
+    let placed = placed(ctx, Filter::All)?;
+    let (_, names) = job_numbers(&placed.rows)?;
+    let mut acc: Vec<(f64, u64)> = vec![(0.0, 0); names.len()];
+    walk(ctx, &placed, |span, v| {
+        let a = &mut acc[span.job as usize];
+        *a = (a.0 + v, a.1 + 1);
+    })?;
+    Ok(names.into_iter().zip(acc).filter(|(_, (_, n))| *n > 0).collect())
+}
+
+/// The GPU-minute join: every `gpu_util` window that a span overlaps is
+/// read (the next one decoding on a second thread while this one is
+/// walked), its rows grouped by machine, and each overlapping span hands
+/// its machine's rows in its minutes to `sample`. A row loop rather than
+/// the engine's join: exploding every span into its minutes, joining them
+/// to the window on (machine, minute) and filtering per GPU took 6.5 s and
+/// 11.4 CPU-seconds at full scale, mostly gathering the joined columns and
+/// zeroing the fresh memory they landed in.
+fn walk(ctx: &Ctx, placed: &Placed, mut sample: impl FnMut(&Span, f64)) -> Result<()> {
     let spans = spans(&placed.rows)?;
     let (Some(start), Some(end), Some((u0, u1))) =
         (spans.iter().map(|s| s.lo).min(), spans.iter().map(|s| s.hi).max(), time_span(ctx, &GPU_UTIL)?)
     else {
-        return Ok(Counts::new());
+        return Ok(());
     };
     let machines: PlHashMap<String, u32> = strs(&placed.machines, "machine")?
         .into_iter()
@@ -340,23 +386,15 @@ fn join_counts(ctx: &Ctx, filter: Filter) -> Result<Counts> {
         .collect();
     let gpus = (0..GPU_COLUMNS).map(|i| col(gpu_col(i))).collect();
     let plans = machine_windows(ctx, &GPU_UTIL, gpus, windows.iter().copied())?;
-    let mut acc: Vec<PlHashMap<u64, u64>> = vec![PlHashMap::default(); placed.groups.len()];
     let mut next = windows.iter();
     for_each_collected(plans, "philly GPU-minutes: gpu_util window", |df| {
         let window = *next.next().expect("one window per plan");
         let util = UtilWindow::new(&df, &machines)?;
         for span in spans.iter().filter(|s| s.lo < window.1 && s.hi > window.0) {
-            util.count(span, window, &mut acc);
+            util.each(span, window, |v| sample(span, v));
         }
         Ok(())
-    })?;
-    Ok(placed
-        .groups
-        .into_iter()
-        .zip(acc)
-        .filter(|(_, counts)| !counts.is_empty())
-        .map(|(group, counts)| (group, Dist::from_counts(counts.into_iter().map(|(v, n)| (f64::from_bits(v), n)))))
-        .collect())
+    })
 }
 
 #[cfg(test)]

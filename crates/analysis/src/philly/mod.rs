@@ -13,7 +13,7 @@
 //! tables' time windows.
 
 mod clock;
-mod gpu_minutes;
+pub(crate) mod gpu_minutes;
 mod jobs;
 
 pub mod gpu_util_by_status;

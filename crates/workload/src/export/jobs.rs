@@ -53,7 +53,7 @@ pub struct Selected {
 
 /// Loads and selects the jobs; `with_history` computes the predictions.
 pub fn select(store: &Store, trace: &TraceSel, selection: &Selection, with_history: bool) -> Result<Selected> {
-    let loaded = load::load(store, trace)?;
+    let loaded = load::load(store, trace, false)?;
     if loaded.jobs.is_empty() {
         return Err(nothing_to_export(trace, &loaded));
     }

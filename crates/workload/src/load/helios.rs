@@ -38,6 +38,6 @@ pub fn load(store: &Store, cluster: Option<&str>) -> Result<Loaded> {
     ]);
     let df = frame::collect(lf, "helios: reading jobs")?;
     let mut names = Names::default();
-    let (jobs, left_out) = candidates(&df, &mut names, "helios jobs")?;
+    let (jobs, left_out) = candidates(&df, &mut names, "helios jobs", None)?;
     Ok(Loaded { source: "helios".into(), unit: UNIT.into(), rows: df.height() as u64, jobs, names, left_out })
 }

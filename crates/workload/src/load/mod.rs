@@ -26,7 +26,7 @@ use tracelab_analysis::frame;
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Trace;
 use tracelab_sim::csv::Interner;
-use tracelab_sim::{Job, Millis};
+use tracelab_sim::{Job, Millis, Usage};
 use tracelab_store::Store;
 
 /// One schedulable unit of a trace, before selection: the trace's id and the
@@ -37,6 +37,8 @@ pub struct TraceJob {
     /// The trace's id (PAI `job_name/task_name`).
     pub job_id: String,
     pub job: Job,
+    /// What the trace measured of its GPU use (default: nothing).
+    pub usage: Usage,
 }
 
 /// Names behind the interned ids.
@@ -150,11 +152,13 @@ pub struct Loaded {
     pub left_out: LeftOut,
 }
 
-/// Reads the selected trace's jobs from the store.
-pub fn load(store: &Store, sel: &TraceSel) -> Result<Loaded> {
+/// Reads the selected trace's jobs from the store; with `usage`, also
+/// their measured GPU use where the trace has it (PAI's sensor, Philly's
+/// GPU utilization; `crate::load::pai`, `crate::load::philly`).
+pub fn load(store: &Store, sel: &TraceSel, usage: bool) -> Result<Loaded> {
     let mut loaded = match sel.trace {
-        Trace::Pai => pai::load(store)?,
-        Trace::Philly => philly::load(store)?,
+        Trace::Pai => pai::load(store, usage)?,
+        Trace::Philly => philly::load(store, usage)?,
         Trace::Helios => helios::load(store, sel.cluster.as_deref())?,
         Trace::Swf => return Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     };
@@ -170,8 +174,14 @@ pub(crate) fn ms(secs: Option<f64>) -> Option<Millis> {
 
 /// The columns every trace reader extracts, already renamed: `job_id`,
 /// `submit_s` (epoch seconds), `run_s`, `gpus`, `cpus`, `user`, `vc`,
-/// `group`, `gpu_type`, `finished` (bool).
-pub(crate) fn candidates(df: &DataFrame, names: &mut Names, what: &str) -> Result<(Vec<TraceJob>, LeftOut)> {
+/// `group`, `gpu_type`, `finished` (bool); and the measured usage of each
+/// row, if any (`usage[i]` of row i).
+pub(crate) fn candidates(
+    df: &DataFrame,
+    names: &mut Names,
+    what: &str,
+    usage: Option<&[Usage]>,
+) -> Result<(Vec<TraceJob>, LeftOut)> {
     let col_err = |e: PolarsError| Error::polars(what.to_string(), e);
     let ids = frame::strs(df, "job_id")?;
     let submit = frame::f64s(df, "submit_s")?;
@@ -210,7 +220,8 @@ pub(crate) fn candidates(df: &DataFrame, names: &mut Names, what: &str) -> Resul
             group: names.groups.id(&name(&groups[i])),
             gpu_type: types[i].as_deref().filter(|t| !t.is_empty()).map(|t| names.gpu_types.id(t) as u16),
         };
-        jobs.push(TraceJob { job_id: name(&ids[i]), job });
+        let usage = usage.map_or(Usage::default(), |u| u[i]);
+        jobs.push(TraceJob { job_id: name(&ids[i]), job, usage });
     }
     Ok((jobs, left))
 }
