@@ -14,6 +14,12 @@ runs per trace and policy
 the workload and the cluster, the replay and the output. jobs/s = replayed jobs / wall time.
 Targets (issue 16): the full PAI trace under every non-preemptive policy in under 10 s each on 2 cores,
 under 1 GB peak RSS. Preemptive policies (srtf, las) run on Philly only unless --policies names them.
+The GPU-sharing policies (issue 33: exclusive, time-sharing, priority-time-sharing, horus, muxflow) run
+on PAI with the measured usage they read (the sensor table) and --online N services (default 674, a
+tenth of the GPUs, their load over a day from the trace's utilization series); target: horus and
+muxflow in under 20 s each, under 1.5 GB. No public simulator of Horus or MuxFlow exists, so their
+second figure is tracelab's own fifo on the same store in the same run (what the sharing machinery
+costs), beside the PAI simulator's when --pai-sim is given.
 
 --pai-sim DIR (a checkout of alibaba/clusterdata's cluster-trace-gpu-v2020/simulator, kept outside this
 repository): a seeded --sample (default 20,000) of the PAI tasks is exported as the PAI simulator's input
@@ -39,6 +45,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 NON_PREEMPTIVE = ["fifo", "sjf", "sjf-predicted", "qssf", "fair"]
 PREEMPTIVE = ["srtf", "las"]
+SHARING = ["exclusive", "time-sharing", "priority-time-sharing", "horus", "muxflow"]
 
 
 def run(cmd):
@@ -68,12 +75,12 @@ def summary_rows(text):
     return [row for row in csv.DictReader(text.splitlines()) if row.get("part") == "summary"]
 
 
-def bench_policies(tracelab, work, scale, trace, policies):
+def bench_policies(tracelab, work, scale, trace, policies, extra=()):
     st = store(tracelab, work, trace, scale)
     rows = []
     for policy in policies:
         cmd = [tracelab, "simulate", "--store", st, "--trace", trace, "--policy", policy, "--cluster", "from-trace",
-               "--format", "csv", "--threads", "1"]
+               "--format", "csv", "--threads", "1", *extra]
         secs, rss, out = run(cmd)
         s = summary_rows(out)[0]
         rows.append((trace, policy, int(s["jobs"]), secs, rss, float(s["mean_jct_s"]), float(s["gpu_util"])))
@@ -121,6 +128,7 @@ def main():
     ap.add_argument("--policies", help="comma-separated (default: non-preemptive on both, srtf and las on Philly)")
     ap.add_argument("--pai-sim", type=Path, help="the PAI simulator's folder (cluster-trace-gpu-v2020/simulator)")
     ap.add_argument("--sample", type=int, default=20_000)
+    ap.add_argument("--online", type=int, default=674, help="online services beside the sharing policies' runs")
     args = ap.parse_args()
     if not args.tracelab.exists():
         sys.exit(f"{args.tracelab} not found: run `cargo build --release` first")
@@ -128,13 +136,17 @@ def main():
     chosen = args.policies.split(",") if args.policies else None
     rows = bench_policies(args.tracelab, args.work, args.scale, "pai", chosen or NON_PREEMPTIVE)
     rows += bench_policies(args.tracelab, args.work, args.scale, "philly", chosen or NON_PREEMPTIVE + PREEMPTIVE)
+    if not chosen:
+        sharing = bench_policies(args.tracelab, args.work, args.scale, "pai", SHARING, ["--online", args.online])
+        rows += [(t, f"{p} +{args.online} online", *rest) for t, p, *rest in sharing]
     print(f"\ntracelab simulate, scale {args.scale:g}, {os.cpu_count()} cores, one process per run "
           "(read store + build workload + replay + output)")
-    print(f"{'trace':<8}{'policy':<15}{'jobs':>10}{'wall s':>9}{'jobs/s':>12}{'peak RSS MB':>13}{'mean JCT s':>13}"
+    print(f"{'trace':<8}{'policy':<34}{'jobs':>10}{'wall s':>9}{'jobs/s':>12}{'peak RSS MB':>13}{'mean JCT s':>13}"
           f"{'GPU util':>10}")
     for trace, policy, jobs, secs, rss, jct, util in rows:
-        print(f"{trace:<8}{policy:<15}{jobs:>10,}{secs:>9.2f}{jobs / secs:>12,.0f}{rss:>13.0f}{jct:>13.1f}{util:>10.3f}")
-    print("target: full-scale PAI, each non-preemptive policy < 10 s and < 1024 MB on 2 cores")
+        print(f"{trace:<8}{policy:<34}{jobs:>10,}{secs:>9.2f}{jobs / secs:>12,.0f}{rss:>13.0f}{jct:>13.1f}{util:>10.3f}")
+    print("target: full-scale PAI, each non-preemptive policy < 10 s and < 1024 MB on 2 cores; "
+          "horus and muxflow < 20 s and < 1536 MB (second figure: fifo above, same store, same run)")
     if args.pai_sim:
         pai_side_by_side(args.tracelab, args.work, args.scale, args.pai_sim, args.sample)
 

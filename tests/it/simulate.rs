@@ -391,3 +391,110 @@ fn every_trace_loads_the_jobs_duckdb_rebuilds_from_the_store() {
         assert_eq!(rows, reasons.len() + 1, "{trace}: no other reason (the cluster holds every job)");
     }
 }
+
+/// The sharing policies through the CLI on a CSV job list, worked out by
+/// hand (docs/sharing.md's model, contention c = 0.45): three 1-GPU jobs
+/// of 100 s at 50 % on one GPU. exclusive: 0-100, 100-200, 200-300 s, mean
+/// JCT 200 s. horus (every prediction the default 50 % before anything
+/// finished): A alone, B beside it (50 + 50 <= 100 %), C waits; A and B run
+/// at 1 x (1 + 0.45 x 0.5) = 1.225: both end at 122.5 s; C 122.5-222.5 s:
+/// mean JCT 467.5 / 3. One GPU saved for 122.5 of 222.5 s.
+#[test]
+fn sharing_policies_replay_a_csv_as_worked_out_by_hand() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    std::fs::write(&csv, "job_id,submit_s,duration_s,gpus,gpu_util\na,0,100,1,50\nb,0,100,1,50\nc,0,100,1,50\n")
+        .unwrap();
+    let args = ["simulate", "--jobs", s(&csv), "--cluster", "1x1", "--policy", "exclusive,horus", "--format", "json"];
+    let out: Value = serde_json::from_str(&tracelab_ok(&args)).unwrap();
+    let near = |v: &Value, want: f64| (v.as_f64().unwrap() - want).abs() < 2e-3;
+    assert!(near(cell(&out, "sharing", "exclusive", "offline_mean_jct_s"), 200.0));
+    assert!(near(cell(&out, "sharing", "horus", "offline_mean_jct_s"), 467.5 / 3.0));
+    assert!(near(cell(&out, "sharing", "horus", "gpus_saved"), 122.5 / 222.5));
+    assert!(near(cell(&out, "sharing", "exclusive", "gpus_saved"), 0.0));
+}
+
+/// One offline job (100 s at 100 %) beside one online service (26 %, flat
+/// profile for a CSV, until the offline job would end: 100 s) under
+/// muxflow's defaults: the SM share min(1 - (16/26) 0.26, 0.2 / c_s) =
+/// 0.84 with c_s = 0.2 / 0.84; the service runs at 1 + c_s x 0.84 = 1.2,
+/// the bound; the offline job at (1 / 0.84) x (1 + c_s x 0.16) = 1.235828
+/// until the service ends at 100 s (80.917 s of work done), then alone:
+/// it ends at 119.083 s. Time sharing slows both by 2: the service beyond
+/// the bound all its life, the job ends at 150 s.
+#[test]
+fn muxflow_keeps_an_online_service_within_its_bound_from_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    std::fs::write(&csv, "submit_s,duration_s,gpus,gpu_util\n0,100,1,100\n").unwrap();
+    let args = [
+        "simulate",
+        "--jobs",
+        s(&csv),
+        "--cluster",
+        "1x1",
+        "--online",
+        "1",
+        "--policy",
+        "muxflow,time-sharing",
+        "--format",
+        "json",
+    ];
+    let out: Value = serde_json::from_str(&tracelab_ok(&args)).unwrap();
+    let f = |run: &str, c: &str| cell(&out, "sharing", run, c).as_f64().unwrap();
+    let slow = (1.0 / 0.84) * (1.0 + 0.2 / 0.84 * 0.16);
+    assert!((f("muxflow", "offline_mean_jct_s") - (100.0 + (100.0 - 100.0 / slow))).abs() < 2e-3);
+    assert!((f("muxflow", "online_max_slowdown") - 1.2).abs() < 1e-9);
+    assert_eq!(f("muxflow", "online_violations"), 0.0);
+    assert_eq!(f("time-sharing", "offline_mean_jct_s"), 150.0);
+    assert_eq!((f("time-sharing", "online_violations"), f("time-sharing", "online_violation_share")), (1.0, 1.0));
+    assert_eq!(cell(&out, "left-out", "added: online services", "jobs"), 1);
+}
+
+/// Usage out of range in a CSV job list: an error naming the file, the line
+/// and the column (exit 1, a data error).
+#[test]
+fn bad_usage_in_a_csv_names_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    for (row, column) in [("0,10,1,120,,", "gpu_util"), ("0,10,1,,-1,", "gpu_mem_gib"), ("0,10,1,,,batch", "class")] {
+        let csv = dir.path().join("jobs.csv");
+        std::fs::write(&csv, format!("submit_s,duration_s,gpus,gpu_util,gpu_mem_gib,class\n{row}\n")).unwrap();
+        let (code, _, err) = tracelab(&["simulate", "--jobs", s(&csv), "--cluster", "1x1", "--policy", "horus"]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains("jobs.csv") && err.contains("line 2") && err.contains(column), "{err}");
+    }
+}
+
+/// The usage the sharing policies read, recomputed from the store with
+/// DuckDB (tests/crosscheck/sim_usage.py, from docs/sharing.md): PAI's
+/// per-task sensor means per GPU, Philly's per-job GPU-minute means.
+#[test]
+fn measured_usage_matches_duckdb_over_the_store() {
+    let store = crate::common::sample_store();
+    for (trace, cluster) in [("pai", "2x8"), ("philly", "4x8")] {
+        let dir = tempfile::tempdir().unwrap();
+        let out_dir = dir.path().join("sim");
+        tracelab_ok(&[
+            "simulate",
+            "--store",
+            s(&store),
+            "--trace",
+            trace,
+            "--cluster",
+            cluster,
+            "--policy",
+            "exclusive",
+            "--unplaceable",
+            "skip",
+            "--out",
+            s(&out_dir),
+            "--format",
+            "csv",
+        ]);
+        let got: Value =
+            serde_json::from_str(&python("tests/crosscheck/sim_usage.py", &[s(&store), trace, s(&out_dir)])).unwrap();
+        assert!(got["with_usage"].as_i64().unwrap() > 0, "{trace}: {got}");
+        assert_eq!(got["with_usage"], got["expected"], "{trace}: {got}");
+        assert_eq!(got["differ"], 0, "{trace}: {got}");
+    }
+}

@@ -4,8 +4,6 @@
 
 use thiserror::Error;
 
-use crate::job::JobId;
-
 /// Why a job can never run on a cluster, whatever the schedule.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Error, serde::Serialize, serde::Deserialize)]
 pub enum Unplaceable {
@@ -33,9 +31,10 @@ pub enum SimError {
     #[error("bad cluster: {0}")]
     BadCluster(String),
     #[error("job {job}: {what}")]
-    BadJob { job: JobId, what: String },
+    /// `job`: the job's id (`crate::job::JobId`).
+    BadJob { job: u32, what: String },
     #[error("job {job} can never run: {reason}")]
-    Unplaceable { job: JobId, reason: Unplaceable },
+    Unplaceable { job: u32, reason: Unplaceable },
     #[error("bad option: {0}")]
     BadOption(String),
     /// A bad CSV job list: the line, the column (empty when the whole row is

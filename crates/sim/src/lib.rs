@@ -26,6 +26,7 @@ mod engine;
 pub mod error;
 pub mod job;
 pub mod metrics;
+mod names;
 mod placement;
 pub mod policy;
 pub mod rng;

@@ -8,12 +8,12 @@
 //! know no usage change nothing. Unknown values take the run's stated
 //! defaults (`SharingConfig::default_util_pct`, `default_mem_gib`).
 //!
-//! Must not: decide anything about interference (see [`crate::sharing::model`]).
+//! Must not: decide anything about interference (see [`crate::sharing::model`]);
+//! the ranges are checked with the workload (`validate.rs`).
 
 use serde::{Deserialize, Serialize};
 
-use crate::config::named_enum;
-use crate::error::SimError;
+use crate::names::named_enum;
 
 named_enum!(
     /// Whether a job is a latency-critical online service or an offline job.
@@ -43,21 +43,3 @@ pub struct Usage {
 /// The largest GPU memory a job may state, GiB (far beyond any GPU, and
 /// small enough that sums over a GPU's tenants stay exact in `f64`).
 pub const MAX_GPU_MEM_GIB: f64 = 1e6;
-
-impl Usage {
-    /// Checks the ranges: utilization 0-100, memory 0 to [`MAX_GPU_MEM_GIB`].
-    pub fn validate(&self, job: u32) -> Result<(), SimError> {
-        let bad = |what: String| Err(SimError::BadJob { job, what });
-        if let Some(u) = self.gpu_util {
-            if !(0.0..=100.0).contains(&u) {
-                return bad(format!("GPU utilization {u} outside 0-100 %"));
-            }
-        }
-        if let Some(m) = self.gpu_mem_gib {
-            if !(0.0..=MAX_GPU_MEM_GIB as f32).contains(&m) {
-                return bad(format!("GPU memory {m} GiB outside 0-{MAX_GPU_MEM_GIB:e}"));
-            }
-        }
-        Ok(())
-    }
-}

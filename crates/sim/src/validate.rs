@@ -5,6 +5,7 @@
 use crate::error::SimError;
 use crate::job::{Job, Workload};
 use crate::time::MAX_MILLIS;
+use crate::usage::{Usage, MAX_GPU_MEM_GIB};
 
 impl Workload {
     /// Checks ids, interner bounds and times; the first problem is returned.
@@ -20,7 +21,7 @@ impl Workload {
             return Err(SimError::BadJob { job: 0, what });
         }
         for (i, u) in self.usage.iter().enumerate() {
-            u.validate(i as u32)?;
+            validate_usage(u, i as u32)?;
         }
         Ok(())
     }
@@ -44,4 +45,21 @@ impl Workload {
         }
         Ok(())
     }
+}
+
+/// Checks the ranges of a job's usage: utilization 0-100, memory 0 to
+/// [`MAX_GPU_MEM_GIB`].
+fn validate_usage(u: &Usage, job: u32) -> Result<(), SimError> {
+    let bad = |what: String| Err(SimError::BadJob { job, what });
+    if let Some(x) = u.gpu_util {
+        if !(0.0..=100.0).contains(&x) {
+            return bad(format!("GPU utilization {x} outside 0-100 %"));
+        }
+    }
+    if let Some(m) = u.gpu_mem_gib {
+        if !(0.0..=MAX_GPU_MEM_GIB as f32).contains(&m) {
+            return bad(format!("GPU memory {m} GiB outside 0-{MAX_GPU_MEM_GIB:e}"));
+        }
+    }
+    Ok(())
 }

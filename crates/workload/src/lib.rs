@@ -27,7 +27,15 @@ pub use prepare::{prepare, Prepared, Request, Source};
 pub use results::Digest;
 pub use run::{plan, run_all, Run, RunSpec};
 pub use select::{Selection, Window};
-pub use views::{find, views};
+/// Every simulation view (the GPU-sharing ones last), for report specs.
+pub fn views() -> Vec<&'static tracelab_analysis::Analysis> {
+    views::VIEWS.iter().chain(sharing_views::VIEWS.iter()).collect()
+}
+
+/// The simulation view with this id.
+pub fn find(id: &str) -> Option<&'static tracelab_analysis::Analysis> {
+    views().into_iter().find(|a| a.id == id)
+}
 
 use tracelab_analysis::Output;
 

@@ -40,6 +40,7 @@ const ONLINE_UTIL: Param<f64> = Param::number("online-util", "26", "the services
 const ONLINE_PROFILE: Param<ProfileSource> =
     Param::custom("online-profile", "trace", "the services' load over a day", "trace, flat or a CSV file");
 const DEFAULT_UTIL: Param<f64> = Param::number("default-util", "50", "utilization of unmeasured jobs (%)");
+const MAX_TENANTS: Param<u64> = Param::whole("max-tenants", "4", "most jobs sharing one GPU", 1, 64);
 
 /// The sharing views' parameters.
 #[derive(Debug, Clone)]
@@ -51,6 +52,7 @@ pub struct SharingParams {
     pub online_util: f64,
     pub online_profile: ProfileSource,
     pub default_util: f64,
+    pub max_tenants: u64,
 }
 
 impl Params for SharingParams {
@@ -70,6 +72,7 @@ impl Params for SharingParams {
         ONLINE_UTIL.spec,
         ONLINE_PROFILE.spec,
         DEFAULT_UTIL.spec,
+        MAX_TENANTS.spec,
     ];
 
     fn read(args: &Args) -> Self {
@@ -81,6 +84,7 @@ impl Params for SharingParams {
             online_util: args.get(&ONLINE_UTIL),
             online_profile: args.get(&ONLINE_PROFILE),
             default_util: args.get(&DEFAULT_UTIL),
+            max_tenants: args.get(&MAX_TENANTS),
         }
     }
 }
@@ -96,6 +100,7 @@ impl SharingParams {
         let sharing = SharingConfig {
             interference: self.interference.0,
             default_util_pct: self.default_util.clamp(0.0, 100.0),
+            max_tenants: self.max_tenants as u32,
             ..SharingConfig::default()
         };
         Extra { usage: self.usage, online, sharing }

@@ -206,23 +206,13 @@ view!(
     load_sweep
 );
 
-static VIEWS: [Analysis; 5] = [
+pub(crate) static VIEWS: [Analysis; 5] = [
     Analysis::of(&SimSummary),
     Analysis::of(&JctCdf),
     Analysis::of(&WaitByGpus),
     Analysis::of(&Timeline),
     Analysis::of(&LoadSweep),
 ];
-
-/// Every simulation view (the GPU-sharing ones last).
-pub fn views() -> Vec<&'static Analysis> {
-    VIEWS.iter().chain(crate::sharing_views::VIEWS.iter()).collect()
-}
-
-/// The view with this id.
-pub fn find(id: &str) -> Option<&'static Analysis> {
-    views().into_iter().find(|a| a.id == id)
-}
 
 /// A replay's workload and every run of it.
 pub struct Experiment {
@@ -414,8 +404,8 @@ mod tests {
         for v in VIEWS.iter() {
             assert!(v.id.starts_with("sim."));
             assert_eq!(v.params.len(), SimParams::DECLARED.len());
-            assert!(find(v.id).is_some());
+            assert!(crate::find(v.id).is_some());
         }
-        assert!(find("pai.wait-by-gpu-type").is_none());
+        assert!(crate::find("pai.wait-by-gpu-type").is_none());
     }
 }

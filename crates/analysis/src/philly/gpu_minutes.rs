@@ -468,6 +468,19 @@ mod tests {
         assert_eq!(values(&s, "Pass", 8), vec![(6.0, 1)]);
     }
 
+    /// Per job, the same samples summed: j1 10 + 30 over 2; j2 50 + 70 over
+    /// 2; j3 0 + 1 + 2 + 3 over 4; j4 6 over 1 (from the test above).
+    #[test]
+    fn per_job_sums_are_the_jobs_samples() {
+        let sums = job_sums(&tiny().ctx).unwrap();
+        let want: BTreeMap<String, (f64, u64)> =
+            [("j1", (40.0, 2)), ("j2", (120.0, 2)), ("j3", (6.0, 4)), ("j4", (6.0, 1))]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+        assert_eq!(sums, want);
+    }
+
     /// Edge cases of the join's rule, worked by hand. Job
     /// k1 (Pass, 2 GPUs) has two attempts overlapping on m1's gpu0 from
     /// 1:00 to 2:00 (0:00-2:00 floored from 0:10, and 1:00-2:30); k2 (Pass,

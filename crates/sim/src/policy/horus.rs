@@ -4,8 +4,9 @@
 //!   (Horus predicts from the model's computation graph; the traces have
 //!   none, so here from earlier-finished jobs of the same key, as
 //!   `sjf-predicted` predicts durations: `crate::sharing::predict`);
-//! - waiting jobs are grouped by k-means (k = 3, Horus Sec 4) over their
-//!   standardized (GPUs, predicted utilization, predicted memory) into
+//! - waiting jobs are grouped by k-means (k = 3, Horus Sec 4; k-means++
+//!   seeding and Lloyd's iterations of `tracelab_stats`) over their
+//!   min-max scaled (GPUs, predicted utilization, predicted memory) into
 //!   queues, refitted every `horus_refit` on the jobs then waiting; a job
 //!   arriving between refits joins the queue of the nearest center;
 //! - the queues are served by weighted fair queueing, each queue's weight
@@ -27,8 +28,6 @@ use std::ops::Bound::{Excluded, Unbounded};
 
 use crate::config::SimConfig;
 use crate::job::{Job, JobId, Workload};
-use crate::rng::Rng;
-use crate::sharing::kmeans;
 use crate::sharing::model::ShareMode;
 use crate::sharing::policy::{GpuView, Round, SharingPolicy};
 use crate::sharing::predict::{Predicted, UsagePredictor};
@@ -49,16 +48,17 @@ pub(crate) struct Horus {
     online: WaitList,
     queues: [BTreeSet<(Millis, JobId)>; K],
     queue_of: Vec<u8>,
-    /// Centers in standardized units, with the standardization.
-    centers: Vec<f64>,
-    scale: (Vec<f64>, Vec<f64>),
+    /// Centers in scaled units, with each feature's (min, max).
+    centers: Vec<Vec<f64>>,
+    scale: Vec<(f64, f64)>,
     weight: [f64; K],
     served: [f64; K],
     fresh: Vec<JobId>,
     next_refit: Millis,
     refit: Millis,
     threshold: f64,
-    rng: Rng,
+    seed: u64,
+    refits: u64,
 }
 
 impl Horus {
@@ -72,28 +72,45 @@ impl Horus {
             queues: Default::default(),
             queue_of: vec![0; w.jobs.len()],
             centers: Vec::new(),
-            scale: (vec![0.0; DIM], vec![1.0; DIM]),
+            scale: vec![(0.0, 0.0); DIM],
             weight: [1.0; K],
             served: [0.0; K],
             fresh: Vec::new(),
             next_refit: Millis::MIN,
             refit: s.horus_refit,
             threshold: s.horus_util_threshold_pct,
-            rng: Rng::new(cfg.seed),
+            seed: cfg.seed,
+            refits: 0,
         }
     }
 
-    fn features(&self, job: &Job) -> [f64; DIM] {
+    fn raw(&self, job: &Job) -> [f64; DIM] {
         let p = self.predicted[job.id as usize].expect("predicted at arrival");
-        let raw = [job.gpu_milli as f64 / 1000.0, p.util_pct, p.mem_gib];
-        std::array::from_fn(|d| (raw[d] - self.scale.0[d]) / self.scale.1[d])
+        [job.gpu_milli as f64 / 1000.0, p.util_pct, p.mem_gib]
     }
 
+    /// The queue of the nearest center (ties: the lower queue), in the
+    /// scaling of the last refit.
     fn queue_for(&self, job: &Job) -> usize {
-        if self.centers.is_empty() {
-            return 0;
+        let raw = self.raw(job);
+        let x: Vec<f64> = (0..DIM)
+            .map(|d| {
+                let (lo, hi) = self.scale[d];
+                if hi > lo {
+                    (raw[d] - lo) / (hi - lo)
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let dist = |c: &Vec<f64>| c.iter().zip(&x).map(|(a, b)| (a - b) * (a - b)).sum::<f64>();
+        let mut best = (f64::INFINITY, 0);
+        for (q, c) in self.centers.iter().enumerate() {
+            if dist(c) < best.0 {
+                best = (dist(c), q);
+            }
         }
-        kmeans::nearest(&self.centers, DIM, &self.features(job))
+        best.1
     }
 
     /// Refits the queues on the jobs waiting now: k-means on a sample,
@@ -107,13 +124,13 @@ impl Horus {
         let step = waiting.len().div_ceil(FIT_SAMPLE);
         let mut sorted = waiting.clone();
         sorted.sort_unstable();
-        let mut pts: Vec<f64> = Vec::new();
-        for &(_, j) in sorted.iter().step_by(step) {
-            let p = self.predicted[j as usize].expect("predicted");
-            pts.extend([r.job(j).gpu_milli as f64 / 1000.0, p.util_pct, p.mem_gib]);
-        }
-        self.scale = kmeans::standardize(&mut pts, DIM);
-        self.centers = kmeans::fit(&pts, DIM, K, &mut self.rng, 50).0;
+        let sample: Vec<[f64; DIM]> = sorted.iter().step_by(step).map(|&(_, j)| self.raw(r.job(j))).collect();
+        let mut columns: Vec<Vec<f64>> = (0..DIM).map(|d| sample.iter().map(|x| x[d]).collect()).collect();
+        self.scale = columns.iter_mut().map(|c| tracelab_stats::min_max_scale(c)).collect();
+        let pts: Vec<f64> = (0..sample.len()).flat_map(|i| columns.iter().map(move |c| c[i])).collect();
+        self.refits += 1;
+        let init = tracelab_stats::kmeans_plus_plus(&pts, DIM, K, self.seed ^ self.refits);
+        self.centers = tracelab_stats::lloyd(&pts, DIM, init, 50).centroids;
         self.queues = Default::default();
         for e in sorted {
             let q = self.queue_for(r.job(e.1));

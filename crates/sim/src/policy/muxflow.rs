@@ -9,15 +9,18 @@
 //!   when that share falls below `min_offline_share`, the offline tenant
 //!   yields: it is evicted and waits again with its progress;
 //! - every round, the first `matching_batch` waiting offline jobs of at
-//!   most one GPU are matched to GPUs (free GPUs, and online GPUs without
-//!   an offline tenant) by maximum-weight bipartite matching (Kuhn-Munkres)
+//!   most one GPU are matched to GPUs (free GPUs, and online GPUs with room)
+//!   by maximum-weight bipartite matching (Kuhn-Munkres)
 //!   on their predicted normalised speed there (1 on a free GPU; the
 //!   interference model's 1 / slowdown at the job's predicted utilization
 //!   beside an online service); then every waiting job that finds a free
 //!   GPU takes it, in submission order, as under the baselines.
 //!
-//! Sharing is MPS space sharing (`ShareMode::Space`), one offline job per
-//! online GPU, as MuxFlow pairs workloads. Utilization is predicted as
+//! Sharing is MPS space sharing (`ShareMode::Space`). An online GPU hosts
+//! one offline job, as MuxFlow pairs workloads (`offline_per_online` lets
+//! successive rounds add more, sharing its SM share, up to `max_tenants`
+//! jobs in all: a trace's offline jobs are often a fraction of a GPU,
+//! MuxFlow's were whole training jobs). Utilization is predicted as
 //! `horus` predicts it (MuxFlow's speed predictor learns from workload
 //! features the traces do not have).
 
@@ -81,11 +84,13 @@ impl Muxflow {
         list.iter().map(|e| e.1).filter(|&j| r.single_gpu(j)).take(limit).collect()
     }
 
-    /// Online GPUs an offline job may join now (no offline tenant yet, a
-    /// share above the minimum), least loaded first.
+    /// Online GPUs an offline job may join now (room for a tenant, a share
+    /// above the minimum), least planned first.
     fn online_slots(&self, r: &Round, limit: usize) -> Vec<(u32, f64)> {
-        let (bound, min) = (r.config().online_bound, r.config().min_offline_share);
+        let c = r.config();
+        let (bound, min, max, per) = (c.online_bound, c.min_offline_share, c.max_tenants, c.offline_per_online);
         r.candidates()
+            .filter(|&g| r.gpu(g).tenants < max && r.gpu(g).tenants - r.gpu(g).online < per)
             .map(|g| (g, r.model().bounded_share(r.online_load(g), bound)))
             .filter(|&(_, s)| s >= min)
             .take(limit)
@@ -134,9 +139,10 @@ impl Muxflow {
     }
 }
 
-/// Online GPUs without an offline tenant, least stated online load first.
-fn free_online(g: &GpuView) -> Option<i64> {
-    (g.online > 0 && g.online == g.tenants).then(|| (g.online_util_pct * 1000.0).round() as i64)
+/// GPUs of an online service, least planned utilization (online load and
+/// offline tenants) first.
+fn online_gpus(g: &GpuView) -> Option<i64> {
+    (g.online > 0).then(|| (g.planned_util_pct * 1000.0).round() as i64)
 }
 
 impl SharingPolicy for Muxflow {
@@ -145,7 +151,7 @@ impl SharingPolicy for Muxflow {
     }
 
     fn gpu_key(&self) -> fn(&GpuView) -> Option<i64> {
-        free_online
+        online_gpus
     }
 
     fn arrive(&mut self, job: &Job, usage: &Usage, _now: Millis) {

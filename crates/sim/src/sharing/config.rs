@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::profile::LoadProfile;
-use crate::config::named_enum;
 use crate::error::SimError;
+use crate::names::named_enum;
 use crate::time::Millis;
 
 named_enum!(
@@ -71,6 +71,9 @@ pub struct SharingConfig {
     pub lookahead: u32,
     /// MuxFlow: offline jobs matched per round.
     pub matching_batch: u32,
+    /// MuxFlow: offline jobs one online GPU may host (MuxFlow pairs one
+    /// offline workload with each online GPU); `max_tenants` still applies.
+    pub offline_per_online: u32,
     /// Online services' load over a day; `None`: constant at their utilization.
     pub profile: Option<LoadProfile>,
 }
@@ -94,6 +97,7 @@ impl Default for SharingConfig {
             default_gpu_mem_gib: 16.0,
             lookahead: 64,
             matching_batch: 32,
+            offline_per_online: 1,
             profile: None,
         }
     }
@@ -150,6 +154,9 @@ impl SharingConfig {
         }
         if self.lookahead == 0 || self.matching_batch == 0 || self.matching_batch > 1024 {
             return bad("lookahead must be positive and the matching batch within 1-1024");
+        }
+        if self.offline_per_online == 0 {
+            return bad("an online GPU must be able to host at least one offline job");
         }
         if let Some(p) = &self.profile {
             p.validate()?;

@@ -1,8 +1,8 @@
 //! GPU sharing as Horus (TPDS'22) and MuxFlow (2023) do it, and the
 //! baselines they compare with: the interference model ([`model`]), its
 //! parameters ([`config`]), the online load profile ([`profile`]), the
-//! pieces the policies are made of (k-means, Kuhn-Munkres matching, usage
-//! prediction), and the full-control hook the sharing policies implement
+//! pieces the policies are made of (Kuhn-Munkres matching, usage
+//! prediction; k-means is `tracelab_stats::kmeans`), and the full-control hook the sharing policies implement
 //! ([`policy::SharingPolicy`]: their own queues, placement, co-location,
 //! evictions and SM shares, through the commands of [`policy::Round`]).
 //!
@@ -11,12 +11,12 @@
 //! `muxflow`). Semantics and calibration: `docs/sharing.md`.
 
 pub mod config;
-pub mod kmeans;
 pub mod matching;
 pub mod model;
 pub mod policy;
 pub mod predict;
 pub mod profile;
+pub mod view;
 pub(crate) mod waitlist;
 
 use crate::config::{Policy, SimConfig};

@@ -16,27 +16,7 @@ use crate::sharing::model::{Model, ShareMode};
 use crate::time::Millis;
 use crate::usage::Usage;
 
-pub use crate::engine::share::tenancy::Refused;
-
-/// An occupied GPU as a policy sees it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GpuView {
-    /// The GPU's id (numbered node by node).
-    pub gpu: u32,
-    pub node: u32,
-    pub gpu_type: u16,
-    /// Jobs on it.
-    pub tenants: u32,
-    /// Online jobs on it, and the sum of their stated utilizations (%).
-    pub online: u32,
-    pub online_util_pct: f64,
-    /// Sum of the utilizations (%) the policy planned its tenants with.
-    pub planned_util_pct: f64,
-    /// GPU memory not used by its tenants, GiB.
-    pub mem_free_gib: f64,
-    /// SM share left to its offline tenants (space sharing), 0-1.
-    pub share: f64,
-}
+pub use crate::sharing::view::{GpuView, Refused};
 
 /// A GPU-sharing policy.
 pub trait SharingPolicy {

@@ -12,7 +12,7 @@
 use std::collections::BTreeSet;
 
 use crate::job::JobId;
-use crate::sharing::policy::GpuView;
+use crate::sharing::view::GpuView;
 
 /// The job id that holds a shared GPU in `Nodes` (no real job has it:
 /// workloads are limited to fewer jobs).

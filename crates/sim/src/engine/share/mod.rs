@@ -93,6 +93,12 @@ impl Share {
     }
 }
 
+/// Whether slowdown `s` exceeds `bound` by more than rounding (the share
+/// that keeps a service exactly at its bound is computed in floating point).
+pub(crate) fn beyond(s: f64, bound: f64) -> bool {
+    s > bound * (1.0 + 1e-12)
+}
+
 impl Engine<'_> {
     pub(crate) fn usage(&self, job: JobId) -> Usage {
         self.w.usage.get(job as usize).copied().unwrap_or_default()
@@ -125,7 +131,7 @@ impl Engine<'_> {
     /// Whether a running job's progress ignores its slowdown: online
     /// services under a sharing policy hold their GPU for their duration.
     pub(crate) fn fixed_lifetime(&self, job: JobId) -> bool {
-        self.share.as_ref().is_some_and(|s| s.policy.is_some()) && self.online(job)
+        self.cfg.sharing_policy() && self.online(job)
     }
 
     /// Slowdowns of `tenants` on a GPU of low-priority SM share `share`.
@@ -201,7 +207,7 @@ impl Engine<'_> {
             let i = job as usize;
             sh.slow_area[i] += s * elapsed as f64;
             sh.slow_max[i] = sh.slow_max[i].max(s);
-            if s > bound {
+            if beyond(s, bound) {
                 sh.over_bound[i] += elapsed;
             }
         }

@@ -60,7 +60,10 @@ impl Engine<'_> {
             bound,
             mean_slowdown: dist(ran.iter().filter_map(|&i| per_job[i].mean_slowdown).collect()),
             max_slowdown: ran.iter().filter_map(|&i| per_job[i].max_slowdown).fold(1.0, f64::max),
-            violations: ran.iter().filter(|&&i| per_job[i].max_slowdown.is_some_and(|m| m > bound)).count(),
+            violations: ran
+                .iter()
+                .filter(|&&i| per_job[i].max_slowdown.is_some_and(|m| super::beyond(m, bound)))
+                .count(),
             violation_share: if run_time > 0 { over as f64 / run_time as f64 } else { 0.0 },
         })
     }

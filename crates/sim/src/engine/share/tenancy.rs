@@ -16,25 +16,11 @@ use crate::engine::Engine;
 use crate::job::JobId;
 use crate::placement::{self, search};
 use crate::sharing::policy::Round;
+use crate::sharing::view::Refused;
 use crate::time::Millis;
 
 /// Rounds run again at one instant for jobs evicted by the previous one.
 const REROUNDS: usize = 3;
-
-/// Why a command was refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Refused {
-    /// The job is not waiting.
-    NotWaiting,
-    /// No free GPU (or free node) of the job's type.
-    NoRoom,
-    /// The GPU is free, of another type, or already holds `max_tenants` jobs.
-    NotShareable,
-    /// The tenants' memory plus the job's exceeds the GPU's.
-    Memory,
-    /// Only jobs of at most one GPU share a GPU.
-    TooLarge,
-}
 
 impl Engine<'_> {
     pub(crate) fn gpus(&self) -> &GpuState {
