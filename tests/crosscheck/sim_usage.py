@@ -61,13 +61,13 @@ con.sql(f"create table want as {usage}")
 con.sql(f"""create table got as select job_id as id, gpu_util as u, gpu_mem_gib as m
             from read_parquet('{OUT}/jobs.parquet')
             where run = (select min(run) from read_parquet('{OUT}/jobs.parquet')) and class = 'offline'""")
-(with_usage,) = con.sql("select count(*) from got where u is not null").fetchone()
-(expected,) = con.sql("select count(*) from want join got using (id)").fetchone()
+(with_usage,) = con.sql("select count(*) from got where u is not null").fetchall()[0]
+(expected,) = con.sql("select count(*) from want join got using (id)").fetchall()[0]
 (differ,) = con.sql("""
     select count(*) from got left join want using (id)
     where (got.u is null) != (want.u is null)
        or abs(got.u - want.u) > 1e-3
        or (got.m is null) != (want.m is null)
        or abs(got.m - want.m) > 1e-3
-""").fetchone()
+""").fetchall()[0]
 print(json.dumps({"with_usage": with_usage, "expected": expected, "differ": differ}))

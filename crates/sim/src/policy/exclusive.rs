@@ -7,7 +7,7 @@ use crate::config::SimConfig;
 use crate::job::Job;
 use crate::sharing::model::ShareMode;
 use crate::sharing::policy::{GpuView, Round, SharingPolicy};
-use crate::sharing::waitlist::WaitList;
+use crate::sharing::waitlist::{Shape, WaitList};
 use crate::time::Millis;
 use crate::usage::Usage;
 
@@ -44,6 +44,6 @@ impl SharingPolicy for Exclusive {
     fn round(&mut self, r: &mut Round) {
         let stated = |r: &Round, j| r.util_now(j) * 100.0;
         self.wait.place_online(r, stated);
-        self.wait.walk(r, |r, j| r.start_alone(j, stated(r, j)).is_ok());
+        self.wait.walk(r, |r, j| Shape::of(r, j, 0.0), |r, j| r.start_alone(j, stated(r, j)).is_ok());
     }
 }

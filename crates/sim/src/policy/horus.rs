@@ -31,7 +31,7 @@ use crate::job::{Job, JobId, Workload};
 use crate::sharing::model::ShareMode;
 use crate::sharing::policy::{GpuView, Round, SharingPolicy};
 use crate::sharing::predict::{Predicted, UsagePredictor};
-use crate::sharing::waitlist::{start_on_candidate, WaitList, PROBES};
+use crate::sharing::waitlist::{start_on_candidate, Frontier, Shape, WaitList, PROBES};
 use crate::time::Millis;
 use crate::usage::{JobClass, Usage};
 
@@ -166,12 +166,26 @@ impl Horus {
         self.served[q] += j.gpu_milli.div_ceil(1000) as f64;
     }
 
+    /// Tries `job` unless the round's frontier says it cannot fit.
+    fn attempt(&self, r: &mut Round, job: JobId, frontier: &mut Frontier) -> bool {
+        let s = Shape::of(r, job, self.predicted[job as usize].expect("predicted").util_pct);
+        if frontier.blocked(&s) {
+            return false;
+        }
+        let ok = self.place(r, job);
+        if !ok {
+            frontier.failed(s);
+        }
+        ok
+    }
+
     /// The fair-queueing walk over the queues.
     fn serve(&mut self, r: &mut Round) {
         let lookahead = r.config().lookahead as usize;
         let mut cursor: [Option<(Millis, JobId)>; K] = [None; K];
         let mut done = [false; K];
         let mut failures = 0;
+        let mut frontier = Frontier::default();
         while failures < lookahead {
             let pick = (0..K)
                 .filter(|&q| !done[q])
@@ -185,7 +199,7 @@ impl Horus {
                 done[q] = true;
                 continue;
             };
-            if self.place(r, e.1) {
+            if self.attempt(r, e.1, &mut frontier) {
                 self.started(r, e.1);
             } else {
                 cursor[q] = Some(e);
@@ -240,10 +254,11 @@ impl SharingPolicy for Horus {
             self.serve(r);
             return;
         }
+        let mut frontier = Frontier::default();
         for job in fresh {
             let q = self.queue_of[job as usize] as usize;
             let submit = r.job(job).submit;
-            if self.queues[q].contains(&(submit, job)) && self.place(r, job) {
+            if self.queues[q].contains(&(submit, job)) && self.attempt(r, job, &mut frontier) {
                 self.started(r, job);
             }
         }

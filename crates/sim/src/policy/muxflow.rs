@@ -5,7 +5,8 @@
 //!   `online_bound`: the two-level protection;
 //! - each GPU of an online service leaves its offline tenant the SM share
 //!   its online load leaves, `min(1 - k U_online(t), (bound - 1) / c_s)`
-//!   (dynamic SM allocation, re-set at every step of the online load);
+//!   (dynamic SM allocation, re-set at every step of the online load and
+//!   before an offline job joins);
 //!   when that share falls below `min_offline_share`, the offline tenant
 //!   yields: it is evicted and waits again with its progress;
 //! - every round, the first `matching_batch` waiting offline jobs of at
@@ -30,7 +31,7 @@ use crate::sharing::matching;
 use crate::sharing::model::ShareMode;
 use crate::sharing::policy::{GpuView, Round, SharingPolicy};
 use crate::sharing::predict::{Predicted, UsagePredictor};
-use crate::sharing::waitlist::WaitList;
+use crate::sharing::waitlist::{Shape, WaitList};
 use crate::time::Millis;
 use crate::usage::Usage;
 
@@ -169,7 +170,7 @@ impl SharingPolicy for Muxflow {
     fn round(&mut self, r: &mut Round) {
         let predicted = &self.predicted;
         self.wait.place_online(r, |_, j| predicted[j as usize].map_or(0.0, |p| p.util_pct));
-        if r.capacity_grew() {
+        if r.online_load_changed() {
             self.set_shares(r);
         }
         let single = self.batch(r);
@@ -177,6 +178,7 @@ impl SharingPolicy for Muxflow {
         // Every other waiting job that finds a free GPU takes it, as under
         // the baselines (the matching only chooses among online GPUs).
         let predicted = &self.predicted;
-        self.wait.walk(r, |r, j| r.start_alone(j, predicted[j as usize].map_or(0.0, |p| p.util_pct)).is_ok());
+        let util = |j: JobId| predicted[j as usize].map_or(0.0, |p| p.util_pct);
+        self.wait.walk(r, |r, j| Shape::of(r, j, 0.0), |r, j| r.start_alone(j, util(j)).is_ok());
     }
 }

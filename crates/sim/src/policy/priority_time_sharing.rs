@@ -9,7 +9,7 @@ use crate::config::SimConfig;
 use crate::job::Job;
 use crate::sharing::model::ShareMode;
 use crate::sharing::policy::{GpuView, Round, SharingPolicy};
-use crate::sharing::waitlist::{start_on_candidate, WaitList, PROBES};
+use crate::sharing::waitlist::{start_on_candidate, Shape, WaitList, PROBES};
 use crate::time::Millis;
 use crate::usage::Usage;
 
@@ -46,9 +46,13 @@ impl SharingPolicy for PriorityTimeSharing {
     fn round(&mut self, r: &mut Round) {
         let stated = |r: &Round, j| r.util_now(j) * 100.0;
         self.wait.place_online(r, stated);
-        self.wait.walk(r, |r, j| {
-            let p = stated(r, j);
-            r.start_alone(j, p).is_ok() || start_on_candidate(r, j, p, PROBES, |_, _| true)
-        });
+        self.wait.walk(
+            r,
+            |r, j| Shape::of(r, j, 0.0),
+            |r, j| {
+                let p = stated(r, j);
+                r.start_alone(j, p).is_ok() || start_on_candidate(r, j, p, PROBES, |_, _| true)
+            },
+        );
     }
 }

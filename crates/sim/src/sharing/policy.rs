@@ -76,6 +76,17 @@ impl<'r, 'a> Round<'r, 'a> {
         self.e.share.as_ref().is_some_and(|s| s.capacity_grew)
     }
 
+    /// GPU memory of `job` per GPU (GiB), as the engine checks it.
+    pub fn mem_gib(&self, job: JobId) -> f64 {
+        self.e.mem_of(job)
+    }
+
+    /// Whether the online services' load changed at this pass (a step of
+    /// the load profile, or the first pass).
+    pub fn online_load_changed(&self) -> bool {
+        self.e.share.as_ref().is_some_and(|s| s.load_stepped)
+    }
+
     /// Whether `job` is an online service.
     pub fn is_online(&self, job: JobId) -> bool {
         self.e.online(job)

@@ -53,13 +53,31 @@ impl WaitList {
     /// Walks the offline jobs in order (only those that arrived since the
     /// last round when no capacity was freed), starting each `try_start`
     /// accepts, until `lookahead` jobs failed.
-    pub(crate) fn walk(&mut self, r: &mut Round, mut try_start: impl FnMut(&mut Round, JobId) -> bool) {
+    /// `shape` says what a job asks, for the round's [`Frontier`].
+    pub(crate) fn walk(
+        &mut self,
+        r: &mut Round,
+        shape: impl Fn(&Round, JobId) -> Shape,
+        mut try_start: impl FnMut(&mut Round, JobId) -> bool,
+    ) {
         let fresh = std::mem::take(&mut self.fresh);
         let lookahead = r.config().lookahead as usize;
         let mut failures = 0;
+        let mut frontier = Frontier::default();
+        let mut attempt = |r: &mut Round, job: JobId| {
+            let s = shape(r, job);
+            if frontier.blocked(&s) {
+                return false;
+            }
+            let ok = try_start(r, job);
+            if !ok {
+                frontier.failed(s);
+            }
+            ok
+        };
         if !r.capacity_grew() {
             for e in fresh {
-                if self.offline.contains(&e) && try_start(r, e.1) {
+                if self.offline.contains(&e) && attempt(r, e.1) {
                     self.offline.remove(&e);
                 }
             }
@@ -73,7 +91,7 @@ impl WaitList {
             };
             let Some(e) = next else { break };
             cursor = Some(e);
-            if try_start(r, e.1) {
+            if attempt(r, e.1) {
                 self.offline.remove(&e);
             } else {
                 failures += 1;
@@ -114,3 +132,46 @@ pub(crate) fn start_on_candidate(
 /// Candidates a round probes for one job (memory and GPU type can refuse
 /// the first few).
 pub(crate) const PROBES: usize = 8;
+
+/// What a job asks of a round, for [`Frontier`]: its GPU type pin, GPUs
+/// (milli), planned utilization and GPU memory.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Shape {
+    pub(crate) ty: Option<u16>,
+    pub(crate) milli: u32,
+    pub(crate) util: f64,
+    pub(crate) mem: f64,
+}
+
+impl Shape {
+    /// The shape of `job` planned at `util` %, with its memory as the
+    /// engine checks it.
+    pub(crate) fn of(r: &Round, job: JobId, util: f64) -> Shape {
+        let j = r.job(job);
+        Shape { ty: j.gpu_type, milli: j.gpu_milli, util, mem: r.mem_gib(job) }
+    }
+
+    /// Whether this shape asks at least as much as `other` in every respect.
+    fn covers(&self, other: &Shape) -> bool {
+        self.ty == other.ty && self.milli >= other.milli && self.util >= other.util && self.mem >= other.mem
+    }
+}
+
+/// The jobs that failed to start in this round: within a round capacity
+/// only shrinks and every placement test is monotone in what a job asks
+/// (free GPUs, tenants' memory, planned utilization under a threshold), so
+/// a job that asks at least as much as one that failed fails too and is
+/// not tried (a round stays cheap when nothing fits).
+#[derive(Default)]
+pub(crate) struct Frontier(Vec<Shape>);
+
+impl Frontier {
+    pub(crate) fn blocked(&self, s: &Shape) -> bool {
+        self.0.iter().any(|f| s.covers(f))
+    }
+
+    pub(crate) fn failed(&mut self, s: Shape) {
+        self.0.retain(|f| !f.covers(&s));
+        self.0.push(s);
+    }
+}

@@ -56,8 +56,10 @@ pub(crate) struct Share {
     /// Whether capacity was freed since the last round (a completion, an
     /// eviction, a change of online load).
     pub(crate) capacity_grew: bool,
-    /// Next online-load step at which the rates of online GPUs change.
+    /// Next online-load step at which the rates of online GPUs change, and
+    /// whether the load stepped at this pass.
     pub(crate) profile_next: Option<Millis>,
+    pub(crate) load_stepped: bool,
     pub(crate) has_online: bool,
 }
 
@@ -83,6 +85,7 @@ impl Share {
             evictions: 0,
             capacity_grew: true,
             profile_next: None,
+            load_stepped: false,
             has_online: w.usage.iter().any(|u| u.class == JobClass::Online),
         }
     }

@@ -201,6 +201,7 @@ impl Engine<'_> {
         }
         sh.profile_next = Some(profile.next_change(self.now));
         sh.capacity_grew = true;
+        sh.load_stepped = true;
         let online: Vec<u32> = self.gpus().with_online.iter().copied().collect();
         for gpu in online {
             self.rerate_gpu(gpu, None);
@@ -227,6 +228,7 @@ impl Engine<'_> {
             policy.round(&mut Round::new(self));
             let sh = self.share.as_mut().expect("sharing");
             sh.capacity_grew = false;
+            sh.load_stepped = false;
             let rejoined = std::mem::take(&mut sh.rejoined);
             for &job in &rejoined {
                 policy.arrive(&self.w.jobs[job as usize], &self.usage(job), self.now);
