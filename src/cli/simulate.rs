@@ -326,7 +326,7 @@ fn online(a: &Args, source: &Source) -> anyhow::Result<Option<workload::online::
     if a.online > workload::online::MAX_SERVICES {
         return Err(usage(format!("--online {}: at most {} services", a.online, workload::online::MAX_SERVICES)));
     }
-    if !(0.0..=100.0).contains(&a.online_util) || !(a.online_mem.is_finite() && a.online_mem >= 0.0) {
+    if !((0.0..=100.0).contains(&a.online_util) && a.online_mem.is_finite() && a.online_mem >= 0.0) {
         return Err(usage(format!(
             "--online-util {} / --online-mem {}: expected 0-100 % and a GPU memory >= 0 GiB",
             a.online_util, a.online_mem

@@ -477,7 +477,7 @@ fn measured_usage_matches_duckdb_over_the_store() {
         tracelab_ok(&[
             "simulate",
             "--store",
-            s(&store),
+            s(store),
             "--trace",
             trace,
             "--cluster",
@@ -492,7 +492,7 @@ fn measured_usage_matches_duckdb_over_the_store() {
             "csv",
         ]);
         let got: Value =
-            serde_json::from_str(&python("tests/crosscheck/sim_usage.py", &[s(&store), trace, s(&out_dir)])).unwrap();
+            serde_json::from_str(&python("tests/crosscheck/sim_usage.py", &[s(store), trace, s(&out_dir)])).unwrap();
         assert!(got["with_usage"].as_i64().unwrap() > 0, "{trace}: {got}");
         assert_eq!(got["with_usage"], got["expected"], "{trace}: {got}");
         assert_eq!(got["differ"], 0, "{trace}: {got}");

@@ -18,8 +18,7 @@ use tracelab_stats::Dist;
 
 use crate::online::{Online, ProfileSource};
 use crate::results::{self, Digest};
-use crate::views::{experiment_with, Experiment, Extra, Named, SimParams};
-use crate::views::{CLUSTER, DISCIPLINE, LOADS, PLACEMENT, POLICIES, SAMPLE, SEED, TRACE, WINDOW};
+use crate::views::{experiment_with, Experiment, Extra, Named, SimParams, SIM_PARAMS};
 
 impl FromParam for ProfileSource {
     fn from_param(raw: &str) -> Option<Self> {
@@ -42,6 +41,26 @@ const ONLINE_PROFILE: Param<ProfileSource> =
 const DEFAULT_UTIL: Param<f64> = Param::number("default-util", "50", "utilization of unmeasured jobs (%)");
 const MAX_TENANTS: Param<u64> = Param::whole("max-tenants", "4", "most jobs sharing one GPU", 1, 64);
 
+/// The replay's parameters, then the sharing ones.
+const DECLARED: [ParamSpec; 16] = {
+    let own = [
+        USAGE.spec,
+        INTERFERENCE.spec,
+        ONLINE.spec,
+        ONLINE_UTIL.spec,
+        ONLINE_PROFILE.spec,
+        DEFAULT_UTIL.spec,
+        MAX_TENANTS.spec,
+    ];
+    let mut all = [SIM_PARAMS[0]; 16];
+    let mut i = 0;
+    while i < 16 {
+        all[i] = if i < SIM_PARAMS.len() { SIM_PARAMS[i] } else { own[i - SIM_PARAMS.len()] };
+        i += 1;
+    }
+    all
+};
+
 /// The sharing views' parameters.
 #[derive(Debug, Clone)]
 pub struct SharingParams {
@@ -56,24 +75,7 @@ pub struct SharingParams {
 }
 
 impl Params for SharingParams {
-    const DECLARED: &'static [ParamSpec] = &[
-        TRACE.spec,
-        POLICIES.spec,
-        PLACEMENT.spec,
-        DISCIPLINE.spec,
-        WINDOW.spec,
-        SAMPLE.spec,
-        SEED.spec,
-        LOADS.spec,
-        CLUSTER.spec,
-        USAGE.spec,
-        INTERFERENCE.spec,
-        ONLINE.spec,
-        ONLINE_UTIL.spec,
-        ONLINE_PROFILE.spec,
-        DEFAULT_UTIL.spec,
-        MAX_TENANTS.spec,
-    ];
+    const DECLARED: &'static [ParamSpec] = &DECLARED;
 
     fn read(args: &Args) -> Self {
         SharingParams {

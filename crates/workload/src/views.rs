@@ -75,31 +75,29 @@ impl FromParam for ClusterSpec {
     }
 }
 
-pub(crate) const TRACE: Param<TraceSel> =
+const TRACE: Param<TraceSel> =
     Param::custom("trace", "pai", "the trace to replay", "pai, philly, helios or helios:CLUSTER");
-pub(crate) const POLICIES: Param<List<Policy>> = Param::custom(
+const POLICIES: Param<List<Policy>> = Param::custom(
     "policies",
     "fifo,sjf,qssf",
     "policies, comma-separated",
     "policy names from `tracelab simulate --list`, comma-separated",
 );
-pub(crate) const PLACEMENT: Param<List<Placement>> = Param::custom(
+const PLACEMENT: Param<List<Placement>> = Param::custom(
     "placement",
     "pack",
     "placements, comma-separated",
     "placement names from `tracelab simulate --list`, comma-separated",
 );
-pub(crate) const DISCIPLINE: Param<Named<Discipline>> =
+const DISCIPLINE: Param<Named<Discipline>> =
     Param::custom("discipline", "greedy", "the queue discipline", "strict, greedy or easy");
-pub(crate) const WINDOW: Param<Window> =
+const WINDOW: Param<Window> =
     Param::custom("window", "all", "the part of the trace to replay", "FROM..TO, busiest:DURATION or all");
-pub(crate) const SAMPLE: Param<u64> =
-    Param::whole("sample", "0", "replay this many jobs of the window (0 = all)", 0, u64::MAX);
-pub(crate) const SEED: Param<u64> =
-    Param::whole("seed", "1", "seed of the sample and of random placement", 0, u64::MAX);
-pub(crate) const LOADS: Param<Loads> =
+const SAMPLE: Param<u64> = Param::whole("sample", "0", "replay this many jobs of the window (0 = all)", 0, u64::MAX);
+const SEED: Param<u64> = Param::whole("seed", "1", "seed of the sample and of random placement", 0, u64::MAX);
+const LOADS: Param<Loads> =
     Param::custom("loads", "1", "load factors, comma-separated", "positive numbers, comma-separated");
-pub(crate) const CLUSTER: Param<ClusterSpec> =
+const CLUSTER: Param<ClusterSpec> =
     Param::custom("cluster", "from-trace", "the cluster to replay on", "from-trace or NODESxGPUS");
 
 /// The replay's parameters, shared by every view.
@@ -116,18 +114,21 @@ pub struct SimParams {
     pub cluster: ClusterSpec,
 }
 
+/// The replay's parameters, in the order every view lists them.
+pub(crate) const SIM_PARAMS: [ParamSpec; 9] = [
+    TRACE.spec,
+    POLICIES.spec,
+    PLACEMENT.spec,
+    DISCIPLINE.spec,
+    WINDOW.spec,
+    SAMPLE.spec,
+    SEED.spec,
+    LOADS.spec,
+    CLUSTER.spec,
+];
+
 impl Params for SimParams {
-    const DECLARED: &'static [ParamSpec] = &[
-        TRACE.spec,
-        POLICIES.spec,
-        PLACEMENT.spec,
-        DISCIPLINE.spec,
-        WINDOW.spec,
-        SAMPLE.spec,
-        SEED.spec,
-        LOADS.spec,
-        CLUSTER.spec,
-    ];
+    const DECLARED: &'static [ParamSpec] = &SIM_PARAMS;
 
     fn read(args: &Args) -> Self {
         SimParams {

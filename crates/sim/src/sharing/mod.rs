@@ -27,9 +27,9 @@ use policy::SharingPolicy;
 /// The sharing policy of `cfg`, if it names one.
 pub(crate) fn build(cfg: &SimConfig, w: &Workload) -> Option<Box<dyn SharingPolicy>> {
     Some(match cfg.policy {
-        Policy::Exclusive => Box::new(exclusive::Exclusive::new(cfg)),
-        Policy::TimeSharing => Box::new(time_sharing::TimeSharing::new(cfg)),
-        Policy::PriorityTimeSharing => Box::new(priority_time_sharing::PriorityTimeSharing::new(cfg)),
+        Policy::Exclusive => Box::new(exclusive::new()),
+        Policy::TimeSharing => Box::new(time_sharing::new()),
+        Policy::PriorityTimeSharing => Box::new(priority_time_sharing::new()),
         Policy::Horus => Box::new(horus::Horus::new(cfg, w)),
         Policy::Muxflow => Box::new(muxflow::Muxflow::new(cfg, w)),
         _ => return None,

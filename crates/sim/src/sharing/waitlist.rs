@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 use std::ops::Bound::{Excluded, Unbounded};
 
-use super::policy::Round;
+use super::model::ShareMode;
+use super::policy::{GpuView, Round, SharingPolicy};
 use crate::job::{Job, JobId};
 use crate::time::Millis;
 use crate::usage::{JobClass, Usage};
@@ -173,5 +174,54 @@ impl Frontier {
     pub(crate) fn failed(&mut self, s: Shape) {
         self.0.retain(|f| !f.covers(&s));
         self.0.push(s);
+    }
+}
+
+/// A sharing policy made of a wait list alone: online services first, then
+/// offline jobs in submission order, each alone on a free GPU, else (when
+/// the policy co-locates) beside the first candidate GPU in the policy's
+/// key order that takes it. `exclusive`, `time-sharing` and
+/// `priority-time-sharing` are this with their own mode and key.
+pub(crate) struct Simple {
+    wait: WaitList,
+    mode: ShareMode,
+    key: fn(&GpuView) -> Option<i64>,
+    colocate: bool,
+}
+
+impl Simple {
+    pub(crate) fn new(mode: ShareMode, key: fn(&GpuView) -> Option<i64>, colocate: bool) -> Simple {
+        Simple { wait: WaitList::default(), mode, key, colocate }
+    }
+}
+
+impl SharingPolicy for Simple {
+    fn mode(&self) -> ShareMode {
+        self.mode
+    }
+
+    fn gpu_key(&self) -> fn(&GpuView) -> Option<i64> {
+        self.key
+    }
+
+    fn arrive(&mut self, job: &Job, usage: &Usage, _now: Millis) {
+        self.wait.arrive(job, usage);
+    }
+
+    fn finish(&mut self, _job: &Job, _usage: &Usage, _now: Millis) {}
+
+    fn round(&mut self, r: &mut Round) {
+        // These policies plan with the utilization the engine runs a job at.
+        let stated = |r: &Round, j| r.util_now(j) * 100.0;
+        self.wait.place_online(r, stated);
+        let colocate = self.colocate;
+        self.wait.walk(
+            r,
+            |r, j| Shape::of(r, j, 0.0),
+            |r, j| {
+                let p = stated(r, j);
+                r.start_alone(j, p).is_ok() || (colocate && start_on_candidate(r, j, p, PROBES, |_, _| true))
+            },
+        );
     }
 }
