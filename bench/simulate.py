@@ -16,7 +16,8 @@ Targets (issue 16): the full PAI trace under every non-preemptive policy in unde
 under 1 GB peak RSS. Preemptive policies (srtf, las) run on Philly only unless --policies names them.
 The GPU-sharing policies (issue 33: exclusive, time-sharing, priority-time-sharing, horus, muxflow) run
 on PAI with the measured usage they read (the sensor table) and --online N services (default 674, a
-tenth of the GPUs, their load over a day from the trace's utilization series); target: horus and
+tenth of the GPUs) whose load follows a day-shaped profile file the bench writes (hourly, a cosine
+between 0.5x and 1.5x of the mean, peaking at 14:00 UTC); target: horus and
 muxflow in under 20 s each, under 1.5 GB. No public simulator of Horus or MuxFlow exists, so their
 second figure is tracelab's own fifo on the same store in the same run (what the sharing machinery
 costs), beside the PAI simulator's when --pai-sim is given.
@@ -68,6 +69,15 @@ def store(tracelab, work, trace, scale):
         secs, rss, _ = run([tracelab, "ingest", raw, "--out", st, "--quiet"])
         print(f"  {secs:.0f} s, peak RSS {rss:.0f} MB", flush=True)
     return st
+
+
+def profile_file(work):
+    """A day-shaped online load profile (hourly steps, 0.5x-1.5x of the mean, peak at 14:00 UTC)."""
+    import math
+    path = work / "online-profile.csv"
+    rows = [f"{h * 3600},{1 + 0.5 * math.cos(2 * math.pi * (h - 14) / 24):.6f}" for h in range(24)]
+    path.write_text("offset_s,load\n" + "\n".join(rows) + "\n")
+    return path
 
 
 def summary_rows(text):
@@ -137,7 +147,8 @@ def main():
     rows = bench_policies(args.tracelab, args.work, args.scale, "pai", chosen or NON_PREEMPTIVE)
     rows += bench_policies(args.tracelab, args.work, args.scale, "philly", chosen or NON_PREEMPTIVE + PREEMPTIVE)
     if not chosen:
-        sharing = bench_policies(args.tracelab, args.work, args.scale, "pai", SHARING, ["--online", args.online])
+        online = ["--online", args.online, "--online-profile", profile_file(args.work)]
+        sharing = bench_policies(args.tracelab, args.work, args.scale, "pai", SHARING, online)
         rows += [(t, f"{p} +{args.online} online", *rest) for t, p, *rest in sharing]
     print(f"\ntracelab simulate, scale {args.scale:g}, {os.cpu_count()} cores, one process per run "
           "(read store + build workload + replay + output)")

@@ -41,7 +41,7 @@ use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selectio
 ///   tracelab simulate --trace helios:Venus --policy qssf --discipline strict --format json
 ///   tracelab simulate --jobs jobs.csv --cluster 4x8 --policy fifo,sjf
 ///   tracelab simulate --trace pai --policy exclusive,horus --cluster 2x8 --sample 2000
-///   tracelab simulate --trace pai --online 8 --policy time-sharing,priority-time-sharing,muxflow --cluster 2x8
+///   tracelab simulate --trace pai --online 8 --policy time-sharing,muxflow --cluster 2x8
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {

@@ -319,6 +319,12 @@ fn list_names_every_policy_discipline_and_placement() {
         "first-fit",
         "random",
         "least-shared",
+        "exclusive",
+        "time-sharing",
+        "priority-time-sharing",
+        "horus",
+        "muxflow",
+        "--online N",
         "Tiresias",
         "Pollux",
     ] {
