@@ -4,7 +4,7 @@ and Philly (117 k jobs), one process per policy, measured with wait4 (wall time,
 
 Usage:
   python3 bench/simulate.py [--scale S] [--tracelab PATH] [--work DIR] [--policies LIST]
-                            [--pai-sim DIR [--sample N]]
+                            [--online N] [--sharing-only] [--pai-sim DIR [--sample N]]
 
 Generates (once, under --work, default target/bench, shared with bench/report.py) the synthetic raw
 traces at --scale (default 1.0 = full size) with `tracelab synth`, ingests each into its own store, and
@@ -139,13 +139,18 @@ def main():
     ap.add_argument("--pai-sim", type=Path, help="the PAI simulator's folder (cluster-trace-gpu-v2020/simulator)")
     ap.add_argument("--sample", type=int, default=20_000)
     ap.add_argument("--online", type=int, default=674, help="online services beside the sharing policies' runs")
+    ap.add_argument("--sharing-only", action="store_true",
+                    help="only PAI: fifo (the second figure) and the sharing policies")
     args = ap.parse_args()
     if not args.tracelab.exists():
         sys.exit(f"{args.tracelab} not found: run `cargo build --release` first")
     args.work.mkdir(parents=True, exist_ok=True)
     chosen = args.policies.split(",") if args.policies else None
-    rows = bench_policies(args.tracelab, args.work, args.scale, "pai", chosen or NON_PREEMPTIVE)
-    rows += bench_policies(args.tracelab, args.work, args.scale, "philly", chosen or NON_PREEMPTIVE + PREEMPTIVE)
+    if args.sharing_only:
+        rows = bench_policies(args.tracelab, args.work, args.scale, "pai", ["fifo"])
+    else:
+        rows = bench_policies(args.tracelab, args.work, args.scale, "pai", chosen or NON_PREEMPTIVE)
+        rows += bench_policies(args.tracelab, args.work, args.scale, "philly", chosen or NON_PREEMPTIVE + PREEMPTIVE)
     if not chosen:
         online = ["--online", args.online, "--online-profile", profile_file(args.work)]
         sharing = bench_policies(args.tracelab, args.work, args.scale, "pai", SHARING, online)
