@@ -99,6 +99,7 @@ impl Engine<'_> {
             Some(gpu) => self.reset_rates(gpu, Some(job)),
             None => self.schedule_end(job),
         }
+        self.rank_insert(job);
     }
 
     /// Takes the resources of `spot`; a fractional job's spot becomes its GPU.
@@ -226,6 +227,7 @@ impl Engine<'_> {
     pub(crate) fn finish(&mut self, job: JobId) {
         let i = job as usize;
         self.set_end(job, None);
+        self.rank_remove(job);
         self.settle(job);
         self.change_alloc(job, false);
         let gpu = self.release(job);
@@ -244,6 +246,7 @@ impl Engine<'_> {
     pub(crate) fn preempt(&mut self, job: JobId) {
         let i = job as usize;
         self.set_end(job, None);
+        self.rank_remove(job);
         self.settle(job);
         self.change_alloc(job, false);
         let gpu = self.release(job);

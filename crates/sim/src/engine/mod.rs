@@ -6,13 +6,19 @@
 //! simulator's and Helios' one-second ticks, without simulating idle seconds.
 
 mod backfill;
+#[cfg(test)]
+mod differential;
 mod lifecycle;
 pub(crate) mod nodes;
 mod pass;
 mod preempt;
 pub(crate) mod queue;
+mod ranking;
+#[cfg(test)]
+pub(crate) mod reference;
 mod results;
 pub(crate) mod state;
+mod sumlist;
 
 use crate::cluster::Cluster;
 use crate::config::{OnUnplaceable, ShareBy, SimConfig};
@@ -24,6 +30,7 @@ use crate::policy::{self, PolicyImpl};
 use crate::time::Millis;
 use nodes::Nodes;
 use queue::WaitQueue;
+use ranking::Ranking;
 use state::{Events, JobState, Kind, Phase};
 
 /// What `Cluster::check_job` looks at: milli-GPUs, milli-cores, GPU type.
@@ -36,6 +43,7 @@ pub(crate) struct Engine<'a> {
     pub(crate) rule: Box<dyn Rule>,
     pub(crate) policy: Box<dyn PolicyImpl>,
     pub(crate) queue: WaitQueue,
+    pub(crate) ranking: Ranking,
     pub(crate) st: JobState,
     pub(crate) events: Events,
     arrivals: Vec<JobId>,
@@ -75,7 +83,8 @@ impl<'a> Engine<'a> {
             cfg,
             nodes: Nodes::new(cluster),
             rule: placement::rule(cfg.placement, cfg.seed),
-            queue: WaitQueue::new(entities, policy.preemptive()),
+            queue: WaitQueue::new(entities),
+            ranking: Ranking::new(policy.as_ref(), cfg, w.jobs.len()),
             policy,
             st: JobState::new(w.jobs.len()),
             events: Events::default(),

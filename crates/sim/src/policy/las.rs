@@ -10,7 +10,7 @@
 //! last ran goes back to the first queue, its executed time and attained
 //! service counted from zero again (upstream's promotion rule).
 
-use super::{Key, PolicyImpl, Progress};
+use super::{Drift, Key, PolicyImpl, Progress};
 use crate::config::SimConfig;
 use crate::job::Job;
 use crate::time::Millis;
@@ -59,6 +59,10 @@ impl PolicyImpl for Las {
 
     fn preemptive(&self) -> bool {
         true
+    }
+
+    fn drift(&self) -> Drift {
+        Drift::Fixed
     }
 
     fn running_key(&self, job: &Job, p: &Progress, _now: Millis) -> Key {
