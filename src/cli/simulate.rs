@@ -91,6 +91,14 @@ pub struct Args {
     /// from-trace, NODESxGPUS (e.g. 100x8) or a .toml file of [[group]] tables.
     #[arg(long, default_value = "from-trace")]
     cluster: String,
+    /// Ceiling on the cluster's nodes (all partitions): a replay holds about
+    /// 130 bytes per node. At most 2147483647.
+    #[arg(long, value_name = "N", default_value_t = tracelab_sim::cluster::DEFAULT_MAX_NODES)]
+    max_nodes: u64,
+    /// Ceiling on the cluster's GPUs (all partitions): about 30 bytes per GPU.
+    /// At most 4294967295.
+    #[arg(long, value_name = "N", default_value_t = tracelab_sim::cluster::DEFAULT_MAX_GPUS)]
+    max_gpus: u64,
     /// A job the cluster can never hold: skip (count it as left out) or error
     /// [default: skip with from-trace, error otherwise].
     #[arg(long, value_enum)]
@@ -217,7 +225,9 @@ fn plan(a: &Args) -> anyhow::Result<(Request, Vec<workload::RunSpec>)> {
     if a.sample == Some(0) {
         return Err(usage("--sample 0: expected at least one job".into()));
     }
-    let req = Request { source, selection, cluster, strict_cluster };
+    let limits = tracelab_sim::Limits::new(a.max_nodes, a.max_gpus)
+        .map_err(|e| usage(format!("--max-nodes {} --max-gpus {}: {e}", a.max_nodes, a.max_gpus)))?;
+    let req = Request { source, selection, cluster, strict_cluster, limits };
     let base = config(a)?;
     let loads = a.load.split(',').map(select::parse_load).collect::<Result<Vec<f64>, _>>()?;
     let specs = workload::plan(

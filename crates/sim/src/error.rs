@@ -32,6 +32,9 @@ pub enum SimError {
     EmptyWorkload,
     #[error("bad cluster: {0}")]
     BadCluster(String),
+    /// A count past its ceiling (nodes or GPUs of a cluster, GPU types...).
+    #[error("{have} {what}, more than the limit of {limit}")]
+    TooLarge { what: &'static str, have: u64, limit: u64 },
     #[error("job {job}: {what}")]
     BadJob { job: JobId, what: String },
     #[error("job {job} can never run: {reason}")]

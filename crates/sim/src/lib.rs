@@ -32,7 +32,7 @@ pub mod rng;
 pub mod time;
 mod validate;
 
-pub use cluster::{Cluster, Node, NodeGroup};
+pub use cluster::{Cluster, Limits, Node, NodeGroup};
 pub use config::{Discipline, OnUnplaceable, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};
 pub use error::{SimError, Unplaceable};
 pub use job::{Demand, Job, JobId, Workload};
@@ -49,6 +49,6 @@ pub fn simulate(workload: &Workload, cluster: &Cluster, config: &SimConfig) -> R
     config.validate()?;
     workload.validate()?;
     let mut engine = engine::Engine::new(workload, cluster, config)?;
-    engine.run();
+    engine.run()?;
     Ok(engine.results())
 }

@@ -255,6 +255,7 @@ fn run_experiment(ctx: &Ctx, p: &SimParams) -> Result<Experiment> {
         selection: Selection { window: p.window, sample: (p.sample > 0).then_some(p.sample as usize), seed: p.seed },
         cluster: p.cluster.clone(),
         strict_cluster: false,
+        limits: tracelab_sim::Limits::default(),
     };
     let base = SimConfig { discipline: p.discipline.0, seed: p.seed, ..SimConfig::default() };
     let specs = plan(&p.policies.0, &p.placement.0, &p.loads.0, &base);

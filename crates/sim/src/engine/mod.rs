@@ -67,6 +67,8 @@ pub(crate) struct Engine<'a> {
     /// EASY: running jobs by scheduled completion.
     pub(crate) ends: std::collections::BTreeSet<(Millis, JobId)>,
     track_ends: bool,
+    /// A computed time past the clock's limit, reported once the step ends.
+    pub(crate) overflow: Option<SimError>,
 }
 
 impl<'a> Engine<'a> {
@@ -106,6 +108,7 @@ impl<'a> Engine<'a> {
             reservation_cache: None,
             ends: std::collections::BTreeSet::new(),
             track_ends: cfg.discipline == crate::config::Discipline::Easy,
+            overflow: None,
         };
         engine.admit(cluster)?;
         Ok(engine)
@@ -142,18 +145,35 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// Runs the replay to the end (or to `until`).
-    pub(crate) fn run(&mut self) {
+    /// Runs the replay to the end (or to `until`). Errors: a completion
+    /// time past [`MAX_CLOCK`](crate::time::MAX_CLOCK).
+    pub(crate) fn run(&mut self) -> Result<(), SimError> {
         while let Some(t) = self.next_time() {
             if self.cfg.until.is_some_and(|u| t > u) {
                 break;
             }
+            // Only stale events can be left (a wake-up for a key change of a
+            // job that has since finished, an end moved by a rate change):
+            // stepping to them would stretch the run past its last real event
+            // and dilute the utilisation (1 GPU for 100 s under las read 0.028).
+            if self.all_done() {
+                break;
+            }
             self.advance_to(t);
             self.step();
+            if let Some(e) = self.overflow.take() {
+                return Err(e);
+            }
         }
         if let Some(u) = self.cfg.until {
             self.advance_to(u.max(self.now));
         }
+        Ok(())
+    }
+
+    /// No job left to arrive, wait or run: nothing can happen any more.
+    fn all_done(&self) -> bool {
+        self.next_arrival == self.arrivals.len() && self.queue.len() == 0 && self.running.is_empty()
     }
 
     /// Moves the clock, integrating allocated GPUs over the elapsed time.
