@@ -13,7 +13,6 @@ use super::Engine;
 use crate::config::Discipline;
 use crate::engine::nodes::{Group, Nodes};
 use crate::job::JobId;
-use crate::placement::search::Accept;
 use crate::policy::Key;
 use crate::rng::Rng;
 use crate::time::Millis;
@@ -41,7 +40,7 @@ pub(crate) fn whole_nodes(
     nodes: &Nodes,
     need: u32,
     ty: Option<u16>,
-    accept: Accept,
+    accept: &dyn Fn(u32) -> bool,
     mut rng: Option<&mut Rng>,
 ) -> Option<Vec<u32>> {
     let mut taken: Vec<u32> = Vec::new();
