@@ -14,6 +14,7 @@ use tracelab_analysis::{render, Cell, Output};
 use super::listing::{self, Entry};
 use super::output::OutputArgs;
 use tracelab_schema::error::{Error, IoContext};
+use tracelab_schema::outfile::{self, Replace};
 use tracelab_sim::{Discipline, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SimConfig};
 use tracelab_workload::results::{self, Digest, RunsWriter};
 use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selection, Source, TraceSel, Window};
@@ -107,7 +108,8 @@ pub struct Args {
     #[arg(long, value_name = "DURATION")]
     until: Option<String>,
     /// Also write jobs.parquet (one row per job and run), series.parquet,
-    /// summary.csv, left-out.csv and result.json into this folder.
+    /// summary.csv, left-out.csv and result.json into this folder (created
+    /// if missing; each file replaced whole, other files left alone).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -132,6 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let (req, specs) = plan(&args)?;
+    check_outputs(&args)?;
     let store = match &req.source {
         Source::Trace(_) => Some(super::store::resolve(args.store.as_ref())?),
         Source::Csv(_) => None,
@@ -301,8 +304,36 @@ fn execute(
     Ok(digests)
 }
 
+/// The files `--out` gets, every one replaced whole (a new path or a
+/// regular file; links and devices refused).
+const OUT_FILES: [&str; 5] = ["jobs.parquet", "series.parquet", "summary.csv", "left-out.csv", "result.json"];
+
+/// Refuses, before any replay, an `--out` that is a link or not a folder,
+/// a file of it that cannot be replaced, and `-o` naming one of them.
+fn check_outputs(a: &Args) -> anyhow::Result<()> {
+    let Some(dir) = &a.out else { return Ok(()) };
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(usage(format!("--out {}: is a symbolic link; give the folder itself", dir.display())))
+        }
+        Ok(m) if !m.is_dir() => return Err(usage(format!("--out {}: is not a folder", dir.display()))),
+        _ => {}
+    }
+    let files: Vec<PathBuf> = OUT_FILES.iter().map(|f| dir.join(f)).collect();
+    if dir.is_dir() {
+        for path in &files {
+            outfile::check("--out", path, Replace::Regular)?;
+        }
+    }
+    let mut outputs: Vec<(&str, &Path)> = files.iter().map(|p| ("--out", p.as_path())).collect();
+    if let Some(o) = &a.output.output {
+        outputs.push(("-o", o));
+    }
+    Ok(outfile::distinct(&outputs)?)
+}
+
 fn write_outputs(dir: &Path, out: &Output) -> anyhow::Result<()> {
-    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).at(dir.join(name));
+    let write = |name: &str, text: String| outfile::write(&dir.join(name), text.as_bytes(), Replace::Regular);
     write("summary.csv", tracelab_present::csv::render(&render::tidy(out, Some("summary"))))?;
     write("left-out.csv", tracelab_present::csv::render(&render::tidy(out, Some("left-out"))))?;
     write("result.json", serde_json::to_string_pretty(&out.to_json())? + "\n")?;

@@ -17,6 +17,7 @@ mod hardening_store;
 mod ingest;
 mod ingest_swf;
 mod malformed;
+mod output_files;
 mod query;
 mod report;
 mod report_files;
