@@ -21,6 +21,7 @@ mod output_files;
 mod query;
 mod report;
 mod report_files;
+mod report_folder;
 mod report_traces;
 mod schema;
 mod simulate;

@@ -126,6 +126,10 @@ fn walk(root: &Path, dir: &Path, store: &Path, out: &mut Vec<InputFile>, ignored
         };
         if meta.is_dir() && symlink {
             ignored.push(format!("{rel} (a symbolic link to a folder: not followed)"));
+        } else if meta.is_dir() && path.join(tracelab_store::folder::MARKER).is_file() {
+            // `tracelab report DIR` writes DIR/tracelab-report: its figure
+            // CSVs are not trace files.
+            ignored.push(format!("{rel}/ (a tracelab report folder)"));
         } else if meta.is_dir() {
             walk(root, &path, store, out, ignored)?;
         } else if meta.is_file() {
