@@ -149,7 +149,7 @@ def run_helios(qssf_dir, jobs, tmp, policy, vc_nodes):
         log_dir = Path(tmp) / f"helios_{policy}"
         log_dir.mkdir(exist_ok=True)
         cls = {"fifo": policies.FirstInFirstOut, "sjf": policies.ShortestJobFirst,
-               "qssf": policies.QuasiShortestServiceFirst}[policy]
+               "qssf": policies.QuasiShortestServiceFirst, "srtf": policies.ShortestRemainingTimeFirst}[policy]
         extra = (UserMeanHistory(),) if policy == "qssf" else ()
         sched = cls(trace, vc, "consolidate", str(log_dir), logger, 0, *extra)
         sched.simulate()

@@ -29,11 +29,31 @@ replayed by both, FIFO and SJF, on the PAI simulator's default topology (one nod
 allocation, packing node order = our first-fit), through bench/crosscheck_sim.py's driver; prints both
 wall times, the ratio and both mean JCTs. The PAI simulator imports numpy and matplotlib, and the export
 reads Parquet with DuckDB: run with a Python that has the three, e.g. a venv under target/.
+Scaling cases (issue 31; --cases scaling runs only these): the algorithms that used to grow worse than
+n log n, each at two sizes 10x apart, from seeded CSV job lists replayed with `tracelab simulate --jobs`:
+  * placement: one 3,600 s job over every node of 1,250 and of 12,500 8-GPU nodes (10,000 and 100,000 GPUs;
+    fifo, pack): the multi-node placement was cubic in the nodes a job takes;
+  * re-ranking: srtf and las with 10,000 and 100,000 jobs on 1,000 8-GPU nodes (Poisson arrivals at 95 % of
+    the GPUs, 1-32 GPUs per job with mean 4.5, durations log-uniform from 10 s to a day; greedy, pack):
+    preemptive passes re-sorted every running job.
+Each is printed with its wall time and its growth over the 10x step beside what n log n would give
+(10 x log(10n) / log(n)); below that growth the algorithm is at most n log n in this range (the smaller size
+carries the process start, so a ratio under 10 says the start dominates). The earlier build cannot be run
+for comparison here, so the second tool is HeliosArtifact's QSSF framework (--helios-qssf DIR, a checkout's
+`framework/QSSF Service`, kept outside this repository; needs pandas) on the same jobs, as the engine's
+cross-check drives it (bench/crosscheck_sim.py): its `srtf` for the re-ranking cases and its `fifo` with the
+consolidating placer for the one-job cases (one VC of the same 8-GPU nodes, one-second ticks), up to
+--peer-max-jobs jobs (default 10,000: its srtf ticks every second over every job). Its srtf ends a job one
+tick late (docs/simulate.md), so its mean JCT is printed beside ours, not expected to match.
+Targets: each of our cases under 10 s on 2 cores.
+
 Build tracelab first: cargo build --release. A benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
 import csv
+import math
 import os
+import random
 import sys
 import tempfile
 import time
@@ -130,6 +150,86 @@ def pai_side_by_side(tracelab, work, scale, sim_dir, n):
         print("(fractional GPUs: the PAI simulator pools a node's GPUs, we share single GPUs, so JCTs may differ)")
 
 
+# ---------------------------------------------------------------- scaling cases (issue 31)
+
+SIZES = [1] * 10 + [2] * 4 + [4] * 2 + [8] * 2 + [16, 32]  # mean 4.5 GPUs
+
+
+def busy_jobs(n, nodes=1000, gpus=8, seed=1):
+    """n jobs arriving as a Poisson process at 95 % of the GPUs (bench/crosscheck_sim.py's job dicts, whole s)."""
+    rng = random.Random(seed)
+    mean_dur = (86400 - 10) / math.log(8640)  # log-uniform from 10 s to a day
+    rate = 0.95 * nodes * gpus / (sum(SIZES) / len(SIZES) * mean_dur)
+    t, jobs = 0.0, []
+    for i in range(n):
+        t += rng.expovariate(rate)
+        jobs.append({"job_id": i, "submit": round(t), "duration": round(10 * 8640 ** rng.random()),
+                     "gpus": rng.choice(SIZES), "user": f"u{rng.randrange(50)}", "vc": "vc0"})
+    return jobs
+
+
+def write_jobs(jobs, path):
+    import crosscheck_sim as cc
+    cc.write_ours(jobs, path)
+    return path
+
+
+def ours_case(tracelab, jobs_csv, cluster, policy):
+    """(wall s, CPU s, peak RSS MB, mean JCT s) of one `tracelab simulate --jobs` run."""
+    m = measure.run([tracelab, "simulate", "--jobs", jobs_csv, "--cluster", cluster, "--policy", policy,
+                     "--format", "csv", "--threads", "1"], capture=True)
+    return m.secs, m.cpu, m.rss_mb, float(summary_rows(m.stdout)[0]["mean_jct_s"])
+
+
+def helios_case(helios_dir, jobs, tmp, policy, nodes):
+    """(wall s, mean JCT s) of HeliosArtifact's QSSF framework on one VC of `nodes` 8-GPU nodes."""
+    import crosscheck_sim as cc
+    start = time.perf_counter()
+    jct, _wait, _done = cc.run_helios(helios_dir, jobs, tmp, policy, {"vc0": nodes})
+    return time.perf_counter() - start, jct
+
+
+def growth(t_small, t_big, n_small):
+    """(measured ratio, n log n ratio) over a 10x step from n_small."""
+    return t_big / t_small, 10 * math.log(10 * n_small) / math.log(n_small)
+
+
+def bench_scaling(tracelab, helios_dir, peer_max):
+    cases = [("one job, fifo, pack", "nodes", [1_250, 12_500], None),
+             ("srtf, greedy, pack", "jobs", [10_000, 100_000], "srtf"),
+             ("las, greedy, pack", "jobs", [10_000, 100_000], "las")]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, unit, sizes, policy in cases:
+            measured = []
+            for n in sizes:
+                if policy is None:
+                    nodes, jobs = n, [{"job_id": 0, "submit": 0, "duration": 3600, "gpus": 8 * n, "user": "u0",
+                                       "vc": "vc0"}]
+                else:
+                    nodes, jobs = 1000, busy_jobs(n)
+                path = write_jobs(jobs, Path(tmp) / f"{policy or 'one'}-{n}.csv")
+                secs, cpu, rss, jct = ours_case(tracelab, path, f"{nodes}x8", policy or "fifo")
+                peer = None
+                if helios_dir and len(jobs) <= peer_max:
+                    peer = helios_case(helios_dir, jobs, tmp, policy or "fifo", nodes) if policy != "las" else None
+                print(f"  {name}, {n:,} {unit}: {secs:.2f} s" + (f"; HeliosArtifact {peer[0]:.1f} s" if peer else ""),
+                      flush=True)
+                measured.append((n, secs, cpu, rss, jct, peer))
+            rows.append((name, unit, measured))
+    print("\nScaling cases: tracelab simulate --jobs (read the list + replay + output), one process each")
+    print("(growth: CPU time of the larger size over the smaller's, steadier than wall time on a shared machine)")
+    print(f"{'case':<22}{'size':>16}{'wall s':>9}{'CPU s':>8}{'peak MB':>9}{'mean JCT s':>12}{'growth':>8}"
+          f"{'n log n':>9}{'Helios s':>10}{'Helios JCT s':>14}")
+    for name, unit, measured in rows:
+        for i, (n, secs, cpu, rss, jct, peer) in enumerate(measured):
+            g = growth(measured[0][2], cpu, measured[0][0]) if i else None
+            grown = f"{g[0]:>7.1f}x{g[1]:>8.1f}x" if g else f"{'':>8}{'':>9}"
+            theirs = f"{peer[0]:>10.1f}{peer[1]:>14.1f}" if peer else f"{'-':>10}{'-':>14}"
+            print(f"{name:<22}{f'{n:,} {unit}':>16}{secs:>9.2f}{cpu:>8.2f}{rss:>9.0f}{jct:>12.1f}{grown}{theirs}")
+    print("target: each under 10 s on 2 cores; growth at most the n log n column")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scale", type=float, default=1.0)
@@ -141,10 +241,17 @@ def main():
     ap.add_argument("--online", type=int, default=674, help="online services beside the sharing policies' runs")
     ap.add_argument("--sharing-only", action="store_true",
                     help="only PAI: fifo (the second figure) and the sharing policies")
+    ap.add_argument("--cases", choices=["all", "traces", "scaling"], default="all")
+    ap.add_argument("--helios-qssf", type=Path, help="HeliosArtifact's `framework/QSSF Service` folder")
+    ap.add_argument("--peer-max-jobs", type=int, default=10_000)
     args = ap.parse_args()
     if not args.tracelab.exists():
         sys.exit(f"{args.tracelab} not found: run `cargo build --release` first")
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.cases in ("all", "scaling"):
+        bench_scaling(args.tracelab, args.helios_qssf, args.peer_max_jobs)
+    if args.cases == "scaling":
+        return
     chosen = args.policies.split(",") if args.policies else None
     if args.sharing_only:
         rows = bench_policies(args.tracelab, args.work, args.scale, "pai", ["fifo"])

@@ -1,12 +1,13 @@
 //! `tracelab export`: writes a trace's jobs (windowed, sampled) in the input
 //! format of a simulator. Options become a validated
 //! `tracelab_workload::export::Request` and output paths are checked before
-//! any work; the file goes to `-o` (or stdout), the accounting to stderr.
+//! any work; the file goes to `-o` (or stdout), written whole through a
+//! temporary file (`tracelab_schema::outfile`), the accounting to stderr.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tracelab_schema::error::Error;
-use tracelab_schema::error::IoContext;
+use tracelab_schema::outfile::{self, Replace};
 use tracelab_workload::export::{self, Format, Request};
 use tracelab_workload::{Selection, TraceSel, Window};
 
@@ -58,7 +59,8 @@ pub struct Args {
     /// The file to write; - for stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: PathBuf,
-    /// Replace FILE (and the --ids file) if it exists.
+    /// Replace FILE (and the --ids file) if it is a regular file; a link,
+    /// folder or device is never replaced.
     #[arg(long)]
     force: bool,
     /// swf only: also write the numbering (CSV kind,number,name: every job's
@@ -73,12 +75,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let store = super::store::resolve(args.store.as_ref())?;
     let exported = export::export(&store, &req)?;
     if let (Some(path), Some(ids)) = (&args.ids, &exported.ids) {
-        publish(path, ids)?;
+        outfile::write(path, ids.as_bytes(), replace(&args))?;
     }
     if is_stdout(&args.output) {
         super::out(&exported.text)?;
     } else {
-        publish(&args.output, &exported.text)?;
+        outfile::write(&args.output, exported.text.as_bytes(), replace(&args))?;
     }
     eprint!("{}", super::analyze::terminal_text(&export::output(&exported)));
     Ok(0)
@@ -103,39 +105,31 @@ fn request(a: &Args) -> anyhow::Result<Request> {
     Ok(Request { trace: TraceSel::parse(&a.trace)?, selection, format })
 }
 
-/// Refuses to overwrite without --force, and paths that cannot be written.
+/// Refuses, before any work, outputs that cannot be written: an existing
+/// file without --force; a link, folder or device even with it; `--ids`
+/// and `-o` naming one file (see [`tracelab_schema::outfile`]).
 fn check_outputs(a: &Args) -> anyhow::Result<()> {
-    let mut outputs = vec![("-o", &a.output)];
+    let mut outputs = vec![("-o", a.output.as_path())];
     if let Some(ids) = &a.ids {
-        if is_stdout(ids) || ids == &a.output {
+        if is_stdout(ids) {
             return Err(usage(format!("--ids {}: expected a file other than -o's", ids.display())));
         }
-        outputs.push(("--ids", ids));
+        outputs.push(("--ids", ids.as_path()));
     }
-    for (option, path) in outputs {
-        if is_stdout(path) {
-            continue;
-        }
-        if path.exists() && !a.force {
-            return Err(usage(format!("{option} {}: the file exists; pass --force to replace it", path.display())));
-        }
-        if path.is_dir() {
-            return Err(usage(format!("{option} {}: is a folder; expected a file", path.display())));
-        }
-        let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        if !parent.is_dir() {
-            return Err(usage(format!("{option} {}: the folder {} does not exist", path.display(), parent.display())));
+    for (option, path) in &outputs {
+        if !is_stdout(path) {
+            outfile::check(option, path, replace(a))?;
         }
     }
+    outfile::distinct(&outputs)?;
     Ok(())
 }
 
-/// Writes `text` to `path` through a hidden partial file in the same folder
-/// and a rename, so an interrupted export leaves no half file under the name.
-fn publish(path: &Path, text: &str) -> anyhow::Result<()> {
-    let name = path.file_name().map_or_else(|| "export".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = path.with_file_name(format!(".{name}.partial"));
-    std::fs::write(&tmp, text).at(&tmp)?;
-    std::fs::rename(&tmp, path).at(path)?;
-    Ok(())
+/// What --force allows: replacing a regular file, never anything else.
+fn replace(a: &Args) -> Replace {
+    if a.force {
+        Replace::Regular
+    } else {
+        Replace::Never
+    }
 }

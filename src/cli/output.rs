@@ -2,7 +2,9 @@
 //! resolved once (an explicit `--format`; else from `-o`'s extension,
 //! refusing one it does not know; else a table on a terminal and CSV when
 //! piped), and the writers of `tracelab_present` behind it. Parquet goes
-//! through `tracelab_query::output` (the binary's only Polars writer).
+//! through `tracelab_query::output` (the binary's only Polars writer). A
+//! file is written whole through `tracelab_schema::outfile` (a temporary
+//! file renamed into place; links, folders and devices refused).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -11,6 +13,7 @@ use clap::ValueEnum;
 
 use tracelab_present::{csv, json, markdown, terminal, Table};
 use tracelab_schema::error::Error;
+use tracelab_schema::outfile::{self, Replace};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -64,8 +67,11 @@ const EXTENSIONS: &[(&str, Format)] = &[
 ];
 
 impl OutputArgs {
+    /// The destination, checked: `-o` must be a new path or a regular file.
     pub fn resolve(&self) -> Result<Sink, Error> {
-        resolve(self.format, self.output.as_deref(), std::io::stdout().is_terminal())
+        let sink = resolve(self.format, self.output.as_deref(), std::io::stdout().is_terminal())?;
+        sink.check()?;
+        Ok(sink)
     }
 }
 
@@ -144,12 +150,12 @@ impl Sink {
         let text = match self.format {
             Format::Parquet => {
                 let mut df = tracelab_query::output::frame(t)?;
-                match self.to.as_deref() {
-                    Some(path) => tracelab_query::output::write_parquet(&mut df, path)?,
+                let bytes = tracelab_query::output::parquet_bytes(&mut df)?;
+                return match self.to.as_deref() {
+                    Some(path) => Ok(outfile::write(path, &bytes, Replace::Regular)?),
                     // resolve() allows this only when stdout is not a terminal (`-o -`).
-                    None => super::out_bytes(&tracelab_query::output::parquet_bytes(&mut df)?)?,
-                }
-                return Ok(());
+                    None => super::out_bytes(&bytes),
+                };
             }
             Format::Table => terminal::render(t, &self.style(digits, row_count)),
             Format::Csv => csv::render(t),
@@ -163,9 +169,16 @@ impl Sink {
     /// Writes text as it is, to the file or stdout.
     pub fn text(&self, text: &str) -> anyhow::Result<()> {
         match &self.to {
-            Some(path) => std::fs::write(path, text).map_err(|e| Error::io(path, e).into()),
+            Some(path) => Ok(outfile::write(path, text.as_bytes(), Replace::Regular)?),
             None => super::out(text),
         }
+    }
+
+    /// Refuses, before any work, a `-o` that cannot be written: a link, a
+    /// folder, a device (see [`tracelab_schema::outfile`]). A regular file
+    /// is replaced, as a shell's `>` would.
+    pub fn check(&self) -> Result<(), Error> {
+        self.to.as_deref().map_or(Ok(()), |p| outfile::check("-o", p, Replace::Regular))
     }
 }
 

@@ -1,9 +1,10 @@
 //! `tracelab report`: resolves the trace directory to a store (ingesting
-//! when needed), loads and validates the specs before any work, generates
-//! the report, and writes it or (`--check`) compares it byte for byte with
+//! when needed), loads and validates the specs and the report folder
+//! (`--out`, or the input's own folder) before any work, generates the
+//! report, and publishes it or (`--check`) compares it byte for byte with
 //! the folder on disk.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
@@ -26,7 +27,9 @@ use tracelab_store::Store;
 /// --only) is skipped with a note in the report and on stderr, and
 /// cross-trace figures are drawn with the traces there are. The output
 /// depends only on the inputs, the specs and the tracelab version, byte
-/// for byte (no dates unless --stamp).
+/// for byte (no dates unless --stamp). OUT is replaced whole once the new
+/// report is complete, and only the files tracelab wrote there are removed;
+/// a folder it did not write is refused (docs/output-files.md).
 ///
 /// Cost: the ingest (once), then every analysis once; results are cached
 /// in <STORE>/.cache/report, so an unchanged store re-renders in seconds.
@@ -44,7 +47,10 @@ pub struct Args {
     /// Directory holding the traces as downloaded [default: the bundled
     /// data-samples/]
     dir: Option<PathBuf>,
-    /// The report folder [default: reports]
+    /// The report folder [default: reports for the bundled data-samples/,
+    /// else DIR/tracelab-report (with only --store: beside the store); the
+    /// folder is named on stderr]. It is replaced whole when the new report
+    /// is complete; a folder tracelab did not write is refused
     #[arg(long, value_name = "OUT")]
     out: Option<PathBuf>,
     /// The store to read or ingest into [default: <DIR>/.tracelab]; with
@@ -54,6 +60,10 @@ pub struct Args {
     /// A spec to render instead of the built-in ones (repeatable)
     #[arg(long = "spec", value_name = "FILE")]
     specs: Vec<PathBuf>,
+    /// The most figures one spec may hold; each costs its rendering time
+    /// and memory [default: 500]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_figures: Option<u32>,
     /// Report on these traces only, as if the store held nothing else
     /// (comma-separated) [default: every trace in the store]
     #[arg(long, value_name = "TRACES", value_delimiter = ',', value_enum)]
@@ -116,11 +126,18 @@ enum FormatArg {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let specs = load_specs(&args.specs)?;
+    let max_figures = args.max_figures.map_or(report::DEFAULT_MAX_FIGURES, |n| n as usize);
+    let specs = load_specs(&args.specs, max_figures)?;
+    let out = match &args.out {
+        Some(out) => out.clone(),
+        None => default_out(&args)?,
+    };
+    if !args.check {
+        report::check_out(&out)?;
+    }
     let store = resolve_store(&args)?;
     let only = only(&args.only, &store)?;
     let formats = Formats { png: args.formats.contains(&FormatArg::Png), pdf: args.formats.contains(&FormatArg::Pdf) };
-    let out = args.out.clone().unwrap_or_else(|| PathBuf::from("reports"));
     let stamp = args.stamp.then(|| chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC").to_string());
     let limits = limits(&args)?;
     let plan = Plan { store, specs, only, formats, cache: !(args.no_cache || args.check), stamp, limits };
@@ -134,7 +151,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if args.check {
         return check(&out, &files);
     }
-    report::write(&out, &files)?;
+    let crash_before_step = std::env::var("TRACELAB_TEST_CRASH_AT_REPORT_STEP").ok().and_then(|v| v.parse().ok());
+    let opts = report::WriteOptions { wait: &super::progress::note, note: &super::progress::note, crash_before_step };
+    report::write(&out, &files, &opts)?;
     if !args.quiet {
         let cached =
             if stats.cached_runs > 0 { format!(" ({} from the cache)", stats.cached_runs) } else { String::new() };
@@ -201,11 +220,48 @@ fn only(only: &[TraceArg], store: &Store) -> anyhow::Result<Option<Vec<Trace>>> 
     Ok(Some(traces))
 }
 
-fn load_specs(paths: &[PathBuf]) -> anyhow::Result<Vec<Spec>> {
+fn load_specs(paths: &[PathBuf], max_figures: usize) -> anyhow::Result<Vec<Spec>> {
     if paths.is_empty() {
         return Ok(Spec::builtin()?);
     }
-    Ok(paths.iter().map(|p| Spec::load(p)).collect::<Result<Vec<_>, _>>()?)
+    let specs = paths.iter().map(|p| Spec::load_within(p, max_figures)).collect::<Result<Vec<_>, _>>()?;
+    Spec::distinct(&specs)?;
+    Ok(specs)
+}
+
+/// The report folder when no --out is given: a report belongs with its
+/// data, so a run over other data never touches another report. The
+/// bundled samples keep `reports`; a trace folder DIR gets
+/// DIR/tracelab-report (ingest does not read a report folder); with only
+/// --store, a store named `.tracelab` (the default, inside its DIR) gets
+/// its DIR's, any other store STORE-report beside it. Named on stderr.
+fn default_out(args: &Args) -> anyhow::Result<PathBuf> {
+    let bundled = |dir: &Path| {
+        let samples = super::store::bundled_samples().and_then(|s| s.canonicalize().ok());
+        samples.is_some() && dir.canonicalize().ok() == samples
+    };
+    let out = match (&args.dir, &args.store) {
+        (None, None) => return Ok(PathBuf::from("reports")),
+        (Some(dir), _) if bundled(dir) => return Ok(PathBuf::from("reports")),
+        (Some(dir), _) => dir.join("tracelab-report"),
+        (None, Some(store)) => {
+            let parent = store.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            match store.file_name() {
+                Some(name) if name == ".tracelab" && bundled(parent) => return Ok(PathBuf::from("reports")),
+                Some(name) if name == ".tracelab" => parent.join("tracelab-report"),
+                Some(name) => parent.join(format!("{}-report", name.to_string_lossy())),
+                None => {
+                    return Err(Error::Usage(format!(
+                        "--store {}: give --out too (no report folder can be named after this store)",
+                        store.display()
+                    ))
+                    .into())
+                }
+            }
+        }
+    };
+    super::progress::note(&format!("the report goes to {} (--out chooses another folder)", out.display()));
+    Ok(out)
 }
 
 /// The store: ingested from DIR (default: the bundled samples) unless only

@@ -66,6 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Some(f) => Format::from_str(&format!("{f:?}"), true).ok(),
     };
     let sink = output::resolve(tabular, args.output.as_deref(), std::io::IsTerminal::is_terminal(&std::io::stdout()))?;
+    sink.check()?;
     match (args.format, sink.format) {
         (Some(SchemaFormat::Text), _) => sink.text(&render_text(&tables))?,
         (_, Format::Markdown) => sink.text(&render_markdown(&tables))?,

@@ -14,6 +14,7 @@ use tracelab_analysis::{render, Cell, Output};
 use super::listing::{self, Entry};
 use super::output::OutputArgs;
 use tracelab_schema::error::{Error, IoContext};
+use tracelab_schema::outfile::{self, Replace};
 use tracelab_sim::{
     Discipline, Interference, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SharingConfig, SimConfig,
 };
@@ -128,6 +129,14 @@ pub struct Args {
     /// from-trace, NODESxGPUS (e.g. 100x8) or a .toml file of [[group]] tables.
     #[arg(long, default_value = "from-trace")]
     cluster: String,
+    /// Ceiling on the cluster's nodes (all partitions): a replay holds about
+    /// 130 bytes per node. At most 2147483647.
+    #[arg(long, value_name = "N", default_value_t = tracelab_sim::cluster::DEFAULT_MAX_NODES)]
+    max_nodes: u64,
+    /// Ceiling on the cluster's GPUs (all partitions): about 30 bytes per GPU.
+    /// At most 4294967295.
+    #[arg(long, value_name = "N", default_value_t = tracelab_sim::cluster::DEFAULT_MAX_GPUS)]
+    max_gpus: u64,
     /// A job the cluster can never hold: skip (count it as left out) or error
     /// [default: skip with from-trace, error otherwise].
     #[arg(long, value_enum)]
@@ -136,7 +145,8 @@ pub struct Args {
     #[arg(long, value_name = "DURATION")]
     until: Option<String>,
     /// Also write jobs.parquet (one row per job and run), series.parquet,
-    /// summary.csv, left-out.csv and result.json into this folder.
+    /// summary.csv, left-out.csv and result.json into this folder (created
+    /// if missing; each file replaced whole, other files left alone).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
     #[command(flatten)]
@@ -161,6 +171,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let (req, specs) = plan(&args)?;
+    check_outputs(&args)?;
     let store = match &req.source {
         Source::Trace(_) => Some(super::store::resolve(args.store.as_ref())?),
         Source::Csv(_) => None,
@@ -262,12 +273,14 @@ fn plan(a: &Args) -> anyhow::Result<(Request, Vec<workload::RunSpec>)> {
     if a.sample == Some(0) {
         return Err(usage("--sample 0: expected at least one job".into()));
     }
+    let limits = tracelab_sim::Limits::new(a.max_nodes, a.max_gpus)
+        .map_err(|e| usage(format!("--max-nodes {} --max-gpus {}: {e}", a.max_nodes, a.max_gpus)))?;
     let base = config(a)?;
     let policies = names::<Policy>("policy", &a.policy)?;
     let wants_usage = base.sharing.interference == Interference::Utilization
         || policies.iter().any(|&p| SimConfig { policy: p, ..base.clone() }.sharing_policy());
     let online = online(a, &source)?;
-    let req = Request { source, selection, cluster, strict_cluster, usage: wants_usage, online };
+    let req = Request { source, selection, cluster, strict_cluster, limits, usage: wants_usage, online };
     let loads = a.load.split(',').map(select::parse_load).collect::<Result<Vec<f64>, _>>()?;
     let specs = workload::plan(&policies, &names::<Placement>("placement", &a.placement)?, &loads, &base);
     for s in &specs {
@@ -367,8 +380,36 @@ fn execute(
     Ok(digests)
 }
 
+/// The files `--out` gets, every one replaced whole (a new path or a
+/// regular file; links and devices refused).
+const OUT_FILES: [&str; 5] = ["jobs.parquet", "series.parquet", "summary.csv", "left-out.csv", "result.json"];
+
+/// Refuses, before any replay, an `--out` that is a link or not a folder,
+/// a file of it that cannot be replaced, and `-o` naming one of them.
+fn check_outputs(a: &Args) -> anyhow::Result<()> {
+    let Some(dir) = &a.out else { return Ok(()) };
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if m.file_type().is_symlink() => {
+            return Err(usage(format!("--out {}: is a symbolic link; give the folder itself", dir.display())))
+        }
+        Ok(m) if !m.is_dir() => return Err(usage(format!("--out {}: is not a folder", dir.display()))),
+        _ => {}
+    }
+    let files: Vec<PathBuf> = OUT_FILES.iter().map(|f| dir.join(f)).collect();
+    if dir.is_dir() {
+        for path in &files {
+            outfile::check("--out", path, Replace::Regular)?;
+        }
+    }
+    let mut outputs: Vec<(&str, &Path)> = files.iter().map(|p| ("--out", p.as_path())).collect();
+    if let Some(o) = &a.output.output {
+        outputs.push(("-o", o));
+    }
+    Ok(outfile::distinct(&outputs)?)
+}
+
 fn write_outputs(dir: &Path, out: &Output) -> anyhow::Result<()> {
-    let write = |name: &str, text: String| std::fs::write(dir.join(name), text).at(dir.join(name));
+    let write = |name: &str, text: String| outfile::write(&dir.join(name), text.as_bytes(), Replace::Regular);
     write("summary.csv", tracelab_present::csv::render(&render::tidy(out, Some("summary"))))?;
     write("left-out.csv", tracelab_present::csv::render(&render::tidy(out, Some("left-out"))))?;
     write("result.json", serde_json::to_string_pretty(&out.to_json())? + "\n")?;

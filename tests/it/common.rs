@@ -196,3 +196,26 @@ pub fn close_within(a: &serde_json::Value, b: &serde_json::Value, floor: f64) ->
         _ => a.is_null() && b.is_null(),
     }
 }
+
+/// `tracelab ARGS` started with extra environment variables, its output
+/// piped.
+pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> std::process::Child {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracelab"));
+    cmd.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.spawn().expect("run tracelab")
+}
+
+/// (exit code, stdout, stderr) of a spawned run; -1 when killed by a signal.
+pub fn finish(child: std::process::Child) -> (i32, String, String) {
+    let out = child.wait_with_output().unwrap();
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
+}
+
+/// [`tracelab`] with extra environment variables.
+pub fn run_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    finish(spawn(args, env))
+}

@@ -22,26 +22,6 @@ use crate::common::*;
 const EXTRA_HELIOS_JOB: &str =
     "1425514,uXBbc,vcJkd,1,1,1,COMPLETED,2020-06-09 19:00:00,2020-06-09 19:00:00,2020-06-09 19:00:10,10,0\n";
 
-fn spawn(args: &[&str], env: &[(&str, &str)]) -> Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tracelab"));
-    cmd.args(args).stdout(Stdio::piped()).stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    cmd.spawn().expect("run tracelab")
-}
-
-/// (exit code, stdout, stderr); -1 when killed by a signal.
-fn finish(child: Child) -> (i32, String, String) {
-    let out = child.wait_with_output().unwrap();
-    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
-    (out.status.code().unwrap_or(-1), text(&out.stdout), text(&out.stderr))
-}
-
-fn run_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
-    finish(spawn(args, env))
-}
-
 /// The count of a one-number query, or the error.
 fn count(store: &Path, sql: &str) -> Result<u64, String> {
     let (code, out, err) = tracelab(&["query", sql, "--store", s(store), "--format", "csv"]);
@@ -420,6 +400,43 @@ fn symbolic_links_are_listed_not_fatal_and_folders_not_followed() {
     assert!(out.contains("more-helios (a symbolic link to a folder: not followed)"), "{out}");
     assert!(out.contains("pai/broken (a broken symbolic link)"), "{out}");
     assert_eq!(count(&store, "SELECT count(*) AS n FROM helios_jobs"), Ok(3));
+}
+
+/// An archive member that is a symbolic link is not followed and not read,
+/// and a note counts it (a zip's link was skipped without a word): Helios'
+/// `data.zip` with a link where Earth's job log would be, and PAI's job
+/// table `.tar.gz` with a link beside the table.
+#[test]
+fn links_inside_archives_are_counted_in_a_note() {
+    let tmp = tempfile::tempdir().unwrap();
+    let raw = real_dir(tmp.path());
+    let venus = raw.join("helios/Venus");
+    let mut zip = zip::ZipWriter::new(std::fs::File::create(raw.join("helios/data.zip")).unwrap());
+    let options = zip::write::SimpleFileOptions::default();
+    for name in ["cluster_log.csv", "cluster_gpu_number.csv"] {
+        zip.start_file(format!("data/Venus/{name}"), options).unwrap();
+        zip.write_all(&std::fs::read(venus.join(name)).unwrap()).unwrap();
+    }
+    zip.add_symlink("data/Earth/cluster_log.csv", "../../../../etc/passwd", options).unwrap();
+    zip.finish().unwrap();
+    std::fs::remove_dir_all(&venus).unwrap();
+    std::fs::remove_dir_all(raw.join("helios/Earth")).unwrap();
+    let csv = raw.join("pai/pai_job_table.csv");
+    let mut tar = tar::Builder::new(flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast()));
+    tar.append_path_with_name(&csv, "pai_job_table.csv").unwrap();
+    let mut link = tar::Header::new_gnu();
+    link.set_entry_type(tar::EntryType::Symlink);
+    link.set_size(0);
+    tar.append_link(&mut link, "pai_task_table.csv", "/etc/passwd").unwrap();
+    std::fs::write(raw.join("pai/pai_job_table.tar.gz"), tar.into_inner().unwrap().finish().unwrap()).unwrap();
+    std::fs::remove_file(&csv).unwrap();
+    let store = tmp.path().join("store");
+    let out = tracelab_ok(&["ingest", s(&raw), "--out", s(&store)]);
+    assert!(out.contains("helios/data.zip: 1 member not read: data/Earth/cluster_log.csv (a symbolic link)"), "{out}");
+    assert!(out.contains("pai/pai_job_table.tar.gz: 1 member not read: pai_task_table.csv (a symbolic link)"), "{out}");
+    // Venus' three jobs from the zip; PAI's one job from the tar.
+    assert_eq!(count(&store, "SELECT count(*) AS n FROM helios_jobs"), Ok(3));
+    assert_eq!(count(&store, "SELECT count(*) AS n FROM pai_jobs"), Ok(1));
 }
 
 /// A table extracted beside its download: the archive is skipped (and

@@ -213,3 +213,48 @@ fn export_to_swf_then_ingest_gives_back_the_same_jobs() {
         assert_eq!(status[r], o_status[i], "{id}: status");
     }
 }
+
+/// A log saved with classic Mac line ends (a lone `\r`): the hand log's
+/// five comment lines and seven records, read as such. Read by `\n` alone
+/// it was one line starting with `;`: one header comment and no job.
+#[test]
+fn a_log_with_cr_line_ends_gives_the_same_rows_as_with_newlines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (raw, store) = (tmp.path().join("raw"), tmp.path().join("store"));
+    std::fs::create_dir(&raw).unwrap();
+    std::fs::write(raw.join("hand.swf"), HAND.replace('\n', "\r")).unwrap();
+    ingest(&raw, &store);
+    let df = swf_rows(&store);
+    assert_eq!(strs(&df, "job_id"), text(&["1", "2", "3", "4", "5"]));
+    assert_eq!(secs(&df, "end_time"), vec![Some(T0 + 110), Some(T0 + 55), None, Some(T0 + 90), Some(T0 + 60)]);
+    assert_eq!(read_parquet(&store.join("swf/jobs.parquet")).height(), 7);
+    let header = read_parquet(&store.join("swf/header.parquet"));
+    assert_eq!(strs(&header, "key"), text(&["Version", "Computer", "UnixStartTime", "TimeZoneString", "Note"]));
+    // Line numbers count the `\r` lines: the fifth comment is line 5.
+    assert_eq!(i64s(&header, "line")[4], Some(5));
+}
+
+/// Times are printed in RFC 3339, whose last second is
+/// 9999-12-31T23:59:59Z = 253402300799 s after the epoch. With
+/// UnixStartTime 253402300000, job 1 ends at 700 + 90 + 9 s later, that
+/// very second; job 2 would end a second later and is rejected naming its
+/// run time. (Before, such a job was stored and printed as a bare number
+/// of microseconds.)
+#[test]
+fn an_end_time_past_the_year_9999_is_rejected_and_the_last_one_prints_as_rfc_3339() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (raw, store) = (tmp.path().join("raw"), tmp.path().join("store"));
+    std::fs::create_dir(&raw).unwrap();
+    let log = "; UnixStartTime: 253402300000\n\
+               1 700 90 9 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n\
+               2 700 90 10 1 -1 -1 1 -1 -1 1 1 1 -1 1 -1 -1 -1\n";
+    std::fs::write(raw.join("far.swf"), log).unwrap();
+    let (code, _, stderr) = tracelab(&["ingest", s(&raw), "--out", s(&store)]);
+    assert_eq!(code, 0, "{stderr}");
+    let rejects = read_parquet(&store.join("swf/rejects.parquet"));
+    assert_eq!(rejects.height(), 1);
+    assert_eq!(strs(&rejects, "column"), text(&["Run Time"]));
+    assert_eq!(i64s(&rejects, "line"), vec![Some(3)]);
+    let out = tracelab_ok(&["query", "SELECT max(end_time) AS last FROM swf_jobs", "--store", s(&store)]);
+    assert_eq!(out, "last\n9999-12-31T23:59:59Z\n");
+}

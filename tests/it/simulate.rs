@@ -300,6 +300,53 @@ fn a_csv_job_list_replays_on_a_given_cluster() {
     assert_eq!(cell(&out, "left-out", "left out: asks for no GPU", "jobs"), 1);
 }
 
+/// Times past the engine's clock are errors naming the trace's job (they
+/// used to wrap into a makespan of 9.2e15 s and a utilisation of 0 with exit
+/// 0); a cluster past its ceiling is refused before it is built; and a
+/// wake-up left after the last job no longer stretches a LAS run (one 1-GPU
+/// job of 100 s on one GPU: utilisation 100 / 100 = 1, it read 100 / 3,600).
+#[test]
+fn simulate_refuses_times_and_clusters_beyond_its_ceilings() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("jobs.csv");
+    std::fs::write(&csv, "job_id,submit_s,duration_s,gpus\na,0,100,0.5\nb,10,100,0.5\n").unwrap();
+    let run = |extra: &[&str]| {
+        let mut args = vec!["simulate", "--jobs", s(&csv), "--format", "json"];
+        args.extend(extra);
+        tracelab(&args)
+    };
+    let cases: [(&[&str], &str); 5] = [
+        (
+            &["--cluster", "1x1", "--share-slowdown", "1e300"],
+            "fifo: job a (replayed job 0): its completion would come 9.000e304 ms after 10000 ms, past the clock's limit",
+        ),
+        (&["--cluster", "1x1", "--load", "1e-300"], "fifo: job b (replayed job 1): submitted at 9223372036854775807 ms"),
+        (&["--cluster", "100000000x8"], "--cluster 100000000x8: 100000000 nodes, more than the limit of 1000000 (raise it with --max-nodes)"),
+        (&["--cluster", "2x8", "--max-gpus", "15"], "--cluster 2x8: 16 GPUs, more than the limit of 15 (raise it with --max-gpus)"),
+        (&["--cluster", "1x1", "--max-nodes", "0"], "--max-nodes 0 --max-gpus 10000000: bad cluster: ceilings of 0 nodes"),
+    ];
+    for (extra, message) in cases {
+        let (code, _, stderr) = run(extra);
+        assert_eq!(code, 2, "{extra:?}: {stderr}");
+        assert!(stderr.contains(message), "{extra:?}: expected `{message}` in:\n{stderr}");
+    }
+    std::fs::write(&csv, "job_id,submit_s,duration_s,gpus\na,0,100,1\n").unwrap();
+    let out: Value = serde_json::from_str(&tracelab_ok(&[
+        "simulate",
+        "--jobs",
+        s(&csv),
+        "--cluster",
+        "1x1",
+        "--policy",
+        "fifo,las",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(cell(&out, "summary", "fifo", "gpu_util"), 1.0);
+    assert_eq!(cell(&out, "summary", "las", "gpu_util"), 1.0);
+}
+
 #[test]
 fn list_names_every_policy_discipline_and_placement() {
     let out = tracelab_ok(&["simulate", "--list", "--format", "csv"]);

@@ -4,7 +4,10 @@
 //! codes plain words), so a record is one line and fields are split on every
 //! comma; a quote character is kept as a literal. Lines are numbered from 1
 //! as a text editor shows them, header included, so a reject's `line` can be
-//! opened directly. `\r\n` endings are accepted.
+//! opened directly. `\r\n` endings are accepted; a reader made with
+//! [`LineReader::with_cr_line_ends`] also ends a line at a lone `\r` (the
+//! classic Mac line end, which some SWF logs have: read by `\n` alone,
+//! such a log is one line).
 //!
 //! A line longer than the reader's cap is not held in memory: its first
 //! bytes are kept for the reject and the rest is read and dropped, so a
@@ -26,6 +29,10 @@ pub struct LineReader<R> {
     max: usize,
     /// The start of the last overlong line.
     prefix: Vec<u8>,
+    /// A lone `\r` ends a line too.
+    cr: bool,
+    /// The last line ended at a `\r`: a `\n` right after it belongs to it.
+    after_cr: bool,
 }
 
 /// One line of input, without its line terminator.
@@ -58,7 +65,46 @@ impl<R: Read> LineReader<R> {
             line_no: 0,
             max,
             prefix: Vec::new(),
+            cr: false,
+            after_cr: false,
         }
+    }
+
+    /// Like [`LineReader::new`], with a lone `\r` ending a line as well
+    /// as `\n` and `\r\n`.
+    pub fn with_cr_line_ends(inner: R, max: usize) -> Self {
+        LineReader { cr: true, ..LineReader::new(inner, max) }
+    }
+
+    /// Where the first line end in `chunk` is: `\n`, or with `cr` also `\r`.
+    fn line_end(&self, chunk: &[u8]) -> Option<usize> {
+        if self.cr {
+            memchr::memchr2(b'\n', b'\r', chunk)
+        } else {
+            memchr::memchr(b'\n', chunk)
+        }
+    }
+
+    /// Consumes the line end at `buf[at]`; after a `\r`, the `\n` of a
+    /// `\r\n` is consumed with the next read.
+    fn consume_end(&mut self, at: usize) {
+        self.after_cr = self.cr && self.buf[at] == b'\r';
+        self.start = at + 1;
+    }
+
+    /// Drops the `\n` of a `\r\n` whose `\r` ended the previous line.
+    fn skip_lf_after_cr(&mut self) -> io::Result<()> {
+        if !self.after_cr {
+            return Ok(());
+        }
+        if self.start == self.end && !self.eof {
+            self.fill()?;
+        }
+        if self.start < self.end && self.buf[self.start] == b'\n' {
+            self.start += 1;
+        }
+        self.after_cr = false;
+        Ok(())
     }
 
     /// How many lines were handed out.
@@ -68,14 +114,14 @@ impl<R: Read> LineReader<R> {
 
     /// The next line, or `None` at end of input.
     pub fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
+        self.skip_lf_after_cr()?;
         loop {
-            if let Some(pos) = memchr::memchr(b'\n', &self.buf[self.start..self.end]) {
+            if let Some(pos) = self.line_end(&self.buf[self.start..self.end]) {
                 let from = self.start;
+                self.consume_end(from + pos);
                 if pos > self.max {
-                    self.start += pos + 1;
                     return Ok(Some(self.overlong(from, pos as u64, true)));
                 }
-                self.start += pos + 1;
                 return Ok(Some(self.line(from, from + pos, true)));
             }
             if self.end - self.start > self.max {
@@ -125,15 +171,16 @@ impl<R: Read> LineReader<R> {
                 continue;
             }
             let chunk = &self.buf[self.start..self.end];
-            let newline = memchr::memchr(b'\n', chunk);
+            let newline = self.line_end(chunk);
             let take = newline.unwrap_or(chunk.len());
             let room = PREFIX - self.prefix.len();
             self.prefix.extend_from_slice(&chunk[..take.min(room)]);
             len += take as u64;
-            self.start += take + usize::from(newline.is_some());
             if newline.is_some() {
+                self.consume_end(self.start + take);
                 break true;
             }
+            self.start += take;
         };
         self.line_no += 1;
         Ok(Line { no: self.line_no, bytes: &self.prefix, terminated, overlong: Some(len) })
@@ -197,6 +244,38 @@ mod tests {
             vec![(1, "a,b".into(), true), (2, "c".into(), true), (3, "".into(), true), (4, "last".into(), false)]
         );
         assert!(lines(b"").is_empty());
+    }
+
+    /// A lone `\r` ends a line only when asked; `\r\n` is one line end in
+    /// both modes, also when the `\n` comes in the next read.
+    #[test]
+    fn a_lone_cr_ends_a_line_when_asked() {
+        let input = b"a\rb\r\nc\r\rlast";
+        let mut r = LineReader::with_cr_line_ends(&input[..], usize::MAX / 2);
+        let mut got = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            got.push((l.no, String::from_utf8(l.bytes.to_vec()).unwrap(), l.terminated));
+        }
+        let want = [(1, "a", true), (2, "b", true), (3, "c", true), (4, "", true), (5, "last", false)];
+        assert_eq!(got, want.map(|(n, t, e)| (n, t.to_string(), e)));
+        assert_eq!(lines(b"a\rb\n"), vec![(1, "a\rb".to_string(), true)]);
+        // One byte per read: the `\n` of each `\r\n` arrives alone.
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(1).min(buf.len());
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let mut r = LineReader::with_cr_line_ends(Trickle(b"x\r\ny\r\n"), 1 << 20);
+        let mut n = 0;
+        while let Some(l) = r.next_line().unwrap() {
+            assert!(!l.bytes.is_empty(), "an empty line between a \\r and its \\n");
+            n += 1;
+        }
+        assert_eq!(n, 2);
     }
 
     #[test]

@@ -103,8 +103,14 @@ impl<'p> TraceRun<'p> {
     /// records the file's digest.
     pub fn read(&self, file: &InputFile, visit: impl FnMut(Member<'_>) -> Result<()>) -> Result<()> {
         let mut bar = self.progress.file(&file.rel, file.bytes);
-        let digest = for_each_member(file, &self.limits, Box::new(move |n| bar.advance(n)), visit)?;
-        self.state().inputs.push(digest);
+        let read = for_each_member(file, &self.limits, Box::new(move |n| bar.advance(n)), visit)?;
+        let mut state = self.state();
+        state.inputs.push(read.digest);
+        if !read.not_read.is_empty() {
+            let n = read.not_read.len();
+            let members = if n == 1 { "member" } else { "members" };
+            state.notes.push(format!("{}: {n} {members} not read: {}", file.rel, read.not_read.join(", ")));
+        }
         Ok(())
     }
 

@@ -9,12 +9,15 @@
 //! disk. Every byte read is hashed (SHA-256) for the manifest and counted for
 //! the progress bar.
 //!
-//! Nothing is dropped silently: a gzip of several members is read to its
+//! Nothing is dropped silently: an archive member that is not a file (a
+//! symbolic or hard link; links are never followed) is listed in a note, a
+//! gzip of several members is read to its
 //! end, data after the end of a tar archive, a zip holding one path twice
 //! and a zip member compressed with a method tracelab cannot read are
 //! errors naming the file; a broken symbolic link and a symbolic link to a
 //! folder (which could lead out of the tree, or in a circle) are listed as
-//! not read. Archive metadata (tar long names, PAX headers) is refused
+//! not read, and so is a tracelab report folder (`report DIR` writes one
+//! inside DIR). Archive metadata (tar long names, PAX headers) is refused
 //! beyond [`Limits::max_meta_bytes`] instead of being read into memory.
 
 use std::fs::File;
@@ -123,6 +126,10 @@ fn walk(root: &Path, dir: &Path, store: &Path, out: &mut Vec<InputFile>, ignored
         };
         if meta.is_dir() && symlink {
             ignored.push(format!("{rel} (a symbolic link to a folder: not followed)"));
+        } else if meta.is_dir() && path.join(tracelab_store::folder::MARKER).is_file() {
+            // `tracelab report DIR` writes DIR/tracelab-report: its figure
+            // CSVs are not trace files.
+            ignored.push(format!("{rel}/ (a tracelab report folder)"));
         } else if meta.is_dir() {
             walk(root, &path, store, out, ignored)?;
         } else if meta.is_file() {
@@ -242,23 +249,34 @@ pub struct Member<'r> {
     pub reader: &'r mut dyn Read,
 }
 
+/// What reading one input gave: its digest and the archive members not
+/// read because they are not files (`name (a symbolic link)`); folders
+/// are not listed.
+pub struct Scanned {
+    pub digest: Digest256,
+    pub not_read: Vec<String>,
+}
+
 /// Streams each member of `file` to `visit` in archive order, then returns
-/// the file's digest. Errors reading inside an archive are reported as a
-/// corrupt or truncated archive.
+/// the file's digest and the members it did not read. Errors reading
+/// inside an archive are reported as a corrupt or truncated archive.
 pub fn for_each_member(
     file: &InputFile,
     limits: &Limits,
     tick: Box<dyn FnMut(u64) + Send>,
     mut visit: impl FnMut(Member<'_>) -> Result<()>,
-) -> Result<Digest256> {
+) -> Result<Scanned> {
+    let mut not_read = Vec::new();
     if file.packing == Packing::Zip {
-        return visit_zip(file, tick, &mut visit);
+        let digest = visit_zip(file, tick, &mut visit, &mut not_read)?;
+        return Ok(Scanned { digest, not_read });
     }
     let path = &file.path;
     let gunzip = matches!(file.packing, Packing::TarGz | Packing::Gz);
     let mut bytes = Prefetch::spawn(path, gunzip, tick).at(path)?;
     if file.packing == Packing::TarGz {
-        visit_tar(file, &mut bytes, limits.max_meta_bytes, &mut visit).map_err(|e| archive_error(file, e))?;
+        visit_tar(file, &mut bytes, limits.max_meta_bytes, &mut visit, &mut not_read)
+            .map_err(|e| archive_error(file, e))?;
         nothing_after_the_archive(file, &mut bytes)?;
     } else if file.packing == Packing::Gz {
         let member = Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut bytes };
@@ -267,7 +285,7 @@ pub fn for_each_member(
         visit(Member { name: file.rel.clone(), label: file.rel.clone(), reader: &mut bytes })?;
     }
     let (read, sha256) = bytes.finish().map_err(|e| archive_error(file, Error::io(path, e)))?;
-    Ok(Digest256 { file: file.rel.clone(), bytes: read, sha256 })
+    Ok(Scanned { digest: Digest256 { file: file.rel.clone(), bytes: read, sha256 }, not_read })
 }
 
 /// Walks the members of an (already inflated) tar stream. The entries are
@@ -278,6 +296,7 @@ fn visit_tar<R: Read>(
     reader: R,
     max_meta: usize,
     visit: &mut impl FnMut(Member<'_>) -> Result<()>,
+    not_read: &mut Vec<String>,
 ) -> Result<()> {
     let mut archive = tar::Archive::new(reader);
     let entries = archive.entries().at(&file.path)?.raw(true);
@@ -303,12 +322,24 @@ fn visit_tar<R: Read>(
             None => entry.path().at(&file.path)?.to_string_lossy().into_owned(),
         };
         if !kind.is_file() {
+            if !kind.is_dir() {
+                not_read.push(format!("{name} ({})", tar_kind(kind)));
+            }
             continue;
         }
         let label = format!("{}!{name}", file.rel);
         visit(Member { name, label, reader: &mut entry })?;
     }
     Ok(())
+}
+
+/// What a tar entry that is not a file is, for the note listing it.
+fn tar_kind(kind: tar::EntryType) -> &'static str {
+    match kind {
+        tar::EntryType::Symlink => "a symbolic link",
+        tar::EntryType::Link => "a hard link",
+        _ => "not a regular file",
+    }
 }
 
 /// The data of a metadata entry, refused beyond `max` bytes.
@@ -358,6 +389,7 @@ fn visit_zip(
     file: &InputFile,
     tick: Box<dyn FnMut(u64) + Send>,
     visit: &mut impl FnMut(Member<'_>) -> Result<()>,
+    not_read: &mut Vec<String>,
 ) -> Result<Digest256> {
     // Zip members are found through the central directory at the end, so
     // the file is hashed in a pass of its own (which drives the progress bar).
@@ -376,7 +408,11 @@ fn visit_zip(
     order.sort();
     for (name, i) in order {
         let mut entry = archive.by_index(i).map_err(|e| zip_error(file, e).with_member(&name))?;
-        if !entry.is_file() {
+        if entry.is_symlink() {
+            not_read.push(format!("{name} (a symbolic link)"));
+            continue;
+        }
+        if entry.is_dir() {
             continue;
         }
         let method = entry.compression();

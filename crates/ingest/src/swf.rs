@@ -108,7 +108,7 @@ struct LogState {
 
 fn read_log(cluster: &str, member: Member<'_>, t: &mut Tables, limits: Limits, run: &TraceRun<'_>) -> Result<()> {
     let label = member.label.clone();
-    let mut lines = LineReader::new(member.reader as &mut dyn Read, limits.max_record_bytes);
+    let mut lines = LineReader::with_cr_line_ends(member.reader as &mut dyn Read, limits.max_record_bytes);
     let mut state = LogState::default();
     while let Some(line) = lines.next_line().at(&label)? {
         let (no, terminated) = (line.no, line.terminated);
@@ -169,8 +169,9 @@ fn header_line(
         if value.eq_ignore_ascii_case("UNKNOWN") || value == "-1" {
             return store_comment(cluster, label, no, key, value, header);
         }
-        let secs = value.parse::<i64>().ok().filter(|s| (0..=MAX_SECONDS).contains(s));
-        state.start_s = Some(secs.ok_or_else(|| bad("expected Unix time in whole seconds"))?);
+        let secs = value.parse::<i64>().ok().filter(|s| (0..=LAST_SECOND).contains(s));
+        let why = "expected Unix time in whole seconds, at most 253402300799 (9999-12-31T23:59:59Z)";
+        state.start_s = Some(secs.ok_or_else(|| bad(why))?);
     }
     store_comment(cluster, label, no, key, value, header)
 }
@@ -207,11 +208,13 @@ fn data_line(
 ) -> Result<()> {
     jobs.counts.records_in += 1;
     let outcome = match parse_record(text, terminated) {
-        Ok(rec) => {
-            let part = part_of(&rec, state);
-            let row = row(cluster, &rec, part, state.start_s.unwrap_or(0));
-            jobs.offer(&row)?
-        }
+        Ok(rec) => match instants(&rec, state.start_s.unwrap_or(0)) {
+            Ok(times) => {
+                let part = part_of(&rec, state);
+                jobs.offer(&row(cluster, &rec, part, times))?
+            }
+            Err(fault) => Err(fault),
+        },
         Err(fault) => Err(fault),
     };
     match outcome {
@@ -304,8 +307,34 @@ fn part_of(rec: &SwfRecord, state: &mut LogState) -> i64 {
     *seen
 }
 
+/// The last second RFC 3339 can write (9999-12-31T23:59:59Z): every
+/// time tracelab prints is RFC 3339, so a record whose times land later
+/// is rejected rather than stored as a time nothing can print.
+const LAST_SECOND: i64 = 253_402_300_799;
+
+/// Submit, start and end in seconds since the epoch (`start_s` plus the
+/// record's offsets); a fault names the field that carries a time past
+/// [`LAST_SECOND`].
+fn instants(rec: &SwfRecord, start_s: i64) -> Result<[Option<i64>; 3], Fault> {
+    // Each term is at most MAX_SECONDS, so the sums cannot overflow.
+    let submit = rec.int(2).map(|s| start_s + s);
+    let start = submit.zip(rec.int(3)).map(|(s, w)| s + w);
+    let end = start.zip(rec.int(4)).map(|(s, r)| s + r);
+    for (t, field, what) in [(submit, 1, "submit"), (start, 2, "start"), (end, 3, "end")] {
+        if let Some(t) = t.filter(|t| *t > LAST_SECOND) {
+            let raw = rec.int(field + 1).map_or_else(String::new, |v| v.to_string());
+            return Err(Fault::new(
+                FIELDS[field].name,
+                raw,
+                format!("puts the job's {what} {t} s after 1970-01-01, past 9999-12-31T23:59:59Z, the last time RFC 3339 can write"),
+            ));
+        }
+    }
+    Ok([submit, start, end])
+}
+
 /// The `swf/jobs` row of a checked record, in table column order.
-fn row<'a>(cluster: &'a str, rec: &SwfRecord, part: i64, start_s: i64) -> Vec<Value<'a>> {
+fn row<'a>(cluster: &'a str, rec: &SwfRecord, part: i64, times: [Option<i64>; 3]) -> Vec<Value<'a>> {
     let mut out = vec![Value::Str(cluster), Value::I64(rec.int(1).expect("checked")), Value::I64(part)];
     for (i, v) in rec.values.iter().enumerate().skip(1) {
         out.push(match v {
@@ -314,11 +343,7 @@ fn row<'a>(cluster: &'a str, rec: &SwfRecord, part: i64, start_s: i64) -> Vec<Va
             Some(x) => Value::I64(*x as i64),
         });
     }
-    // Each term is at most MAX_SECONDS, so the sums cannot overflow.
-    let submit = rec.int(2).map(|s| start_s + s);
-    let start = submit.zip(rec.int(3)).map(|(s, w)| s + w);
-    let end = start.zip(rec.int(4)).map(|(s, r)| s + r);
-    out.extend([submit, start, end].map(|t| Value::opt_ts(t.map(|s| s * US))));
+    out.extend(times.map(|t| Value::opt_ts(t.map(|s| s * US))));
     out
 }
 
@@ -331,7 +356,7 @@ mod tests {
         let rec = parse_record("1 0 10 3600 4 -1 -1 4 7200 -1 1 3 2 -1 1 -1 -1 -1", true).unwrap();
         assert_eq!(rec.int(3), Some(10));
         assert_eq!(rec.values[5], None);
-        let row = row("c", &rec, 0, 100);
+        let row = row("c", &rec, 0, instants(&rec, 100).unwrap());
         // submit 100 s, start 110 s, end 3710 s after the epoch.
         assert_eq!(&row[row.len() - 3..], &[Value::Ts(100 * US), Value::Ts(110 * US), Value::Ts(3710 * US)]);
     }
@@ -347,6 +372,22 @@ mod tests {
         assert!(bad("1 0 2 5 1").reason.contains("found 5"));
         assert_eq!(bad("1 x 2 5 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1").column, "Submit Time");
         assert_eq!(bad("1 1e300 2 5 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1").column, "Submit Time");
+    }
+
+    /// 253402300799 s is 9999-12-31T23:59:59Z: a job ending then is kept, a
+    /// second later the field that carries it past is named.
+    #[test]
+    fn times_past_the_year_9999_are_faults_of_the_field_that_carries_them() {
+        let rec = |submit: i64, wait: i64, run: i64| {
+            parse_record(&format!("1 {submit} {wait} {run} 1 -1 -1 1 -1 -1 1 1 1 -1 -1 -1 -1 -1"), true).unwrap()
+        };
+        let start = 253_402_300_000;
+        assert_eq!(instants(&rec(700, 90, 9), start).unwrap()[2], Some(LAST_SECOND));
+        assert_eq!(instants(&rec(700, 90, 10), start).unwrap_err().column, "Run Time");
+        assert_eq!(instants(&rec(700, 100, 0), start).unwrap_err().column, "Wait Time");
+        let err = instants(&rec(800, 0, 0), start).unwrap_err();
+        assert_eq!(err.column, "Submit Time");
+        assert!(err.reason.contains("253402300800 s after 1970-01-01, past 9999-12-31T23:59:59Z"), "{}", err.reason);
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! The report's files: assembling them (figures as SVG, CSV and, when
-//! asked, PNG and PDF; the pages), writing a report folder (replacing what
-//! a previous report left, never an unrelated folder) and checking one byte
-//! for byte (`--check`).
+//! asked, PNG and PDF; the pages), writing a report folder and checking
+//! one byte for byte (`--check`). Where files go on disk is the store's
+//! business ([`tracelab_store::folder`]); this module only names them.
 
 use std::path::{Path, PathBuf};
 
-use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::error::{Error, Result};
+use tracelab_store::folder;
 
 use super::figure::Rendered;
-use super::{html, summary, Data, Files, Plan, SpecReport};
+use super::{html, summary, Data, Files, Plan, SpecReport, WriteOptions};
 
 /// Every file of the report.
 pub fn assemble(plan: &Plan, data: &Data, reports: &[SpecReport]) -> Result<Files> {
@@ -35,62 +36,21 @@ pub fn assemble(plan: &Plan, data: &Data, reports: &[SpecReport]) -> Result<File
     Ok(files)
 }
 
-/// Replaces the report folder's contents with `files`. Refuses a non-empty
-/// folder that is not a tracelab report (no `summary.json`), so a typo in
-/// `--out` cannot wipe unrelated files.
-pub fn write(out: &Path, files: &Files) -> Result<()> {
-    if out.is_dir() && !out.join("summary.json").is_file() && std::fs::read_dir(out).at(out)?.next().is_some() {
-        return Err(Error::Usage(format!(
-            "{}: not empty and not a tracelab report (no summary.json); choose another --out",
-            out.display()
-        )));
-    }
-    for stale in existing(out)?.into_iter().filter(|p| !files.contains_key(p)) {
-        std::fs::remove_file(out.join(&stale)).at(out.join(&stale))?;
-    }
-    for (rel, bytes) in files {
-        let path = out.join(rel);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).at(dir)?;
-        }
-        if std::fs::read(&path).ok().as_deref() != Some(bytes.as_slice()) {
-            std::fs::write(&path, bytes).at(&path)?;
-        }
-    }
-    Ok(())
+/// Publishes the report as the folder `out` (see [`tracelab_store::folder`]):
+/// a folder that is not a tracelab report, or holds files tracelab did not
+/// write, is refused untouched; otherwise the old report stays whole until
+/// the new one is swapped in.
+pub fn write(out: &Path, files: &Files, opts: &WriteOptions) -> Result<()> {
+    folder::publish(out, files, opts)
 }
 
-/// Files under `out`, relative, sorted (none when it does not exist).
-fn existing(out: &Path) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    let mut dirs = vec![out.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
-        for e in entries {
-            let path = e.at(&dir)?.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if let Ok(rel) = path.strip_prefix(out) {
-                found.push(rel.to_path_buf());
-            }
-        }
-    }
-    found.sort();
-    Ok(found)
+/// Refuses, before any work, a `--out` that [`write`] would refuse.
+pub fn check_out(out: &Path) -> Result<()> {
+    folder::check_target(out)
 }
 
-/// How `out` differs from `files`: missing, changed and extra files.
+/// How `out` differs from `files`: missing, changed and extra files (the
+/// folder's marker included).
 pub fn check(out: &Path, files: &Files) -> Result<Vec<String>> {
-    let mut diffs = Vec::new();
-    for (rel, bytes) in files {
-        match std::fs::read(out.join(rel)) {
-            Err(_) => diffs.push(format!("missing: {}", rel.display())),
-            Ok(b) if b != *bytes => diffs.push(format!("differs: {}", rel.display())),
-            Ok(_) => {}
-        }
-    }
-    for extra in existing(out)?.into_iter().filter(|p| !files.contains_key(p)) {
-        diffs.push(format!("extra: {}", extra.display()));
-    }
-    Ok(diffs)
+    folder::check(out, files)
 }

@@ -11,7 +11,9 @@
 //! are. Anything else a spec gets wrong stays an error naming its line.
 //!
 //! Generation is pure: it returns the files as bytes, so `write` can
-//! replace a folder and `check` can compare one byte for byte (CI's
+//! publish them as a folder (through [`tracelab_store::folder`]: built
+//! beside the target, swapped in whole, locked, removing only what
+//! tracelab wrote) and `check` can compare one byte for byte (CI's
 //! `tracelab report --check`). Nothing here prints; progress goes through a
 //! callback. Files: `spec` (parsing, validation), `run` (analysis runs,
 //! the cache, placing figures), `figure`/`selection`/`charts`/`tables`/
@@ -37,9 +39,6 @@ mod spec;
 mod summary;
 mod tables;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
-
 use serde_json::Value;
 
 use tracelab_schema::error::Result;
@@ -48,9 +47,9 @@ use tracelab_store::Store;
 
 pub use charts::ccdf_points;
 pub use figure::{FigureOut, Rendered};
-pub use files::{check, write};
+pub use files::{check, check_out, write};
 pub use headline::HeadlineRow;
-pub use spec::{params_of, FigureSpec, Kind, Spec, BUILTIN};
+pub use spec::{id_problem, params_of, FigureSpec, Kind, Spec, BUILTIN, DEFAULT_MAX_FIGURES, MAX_ID_LEN};
 pub use tables::TextTable;
 
 /// What to generate.
@@ -155,7 +154,9 @@ pub struct Stats {
 }
 
 /// The report's files (relative path -> bytes).
-pub type Files = BTreeMap<PathBuf, Vec<u8>>;
+pub use tracelab_store::folder::Files;
+/// How [`write`] reports waiting and what it left, and the tests' crash hook.
+pub use tracelab_store::folder::Options as WriteOptions;
 
 /// What the report knows about its data, shared by every part of it.
 pub struct Data {

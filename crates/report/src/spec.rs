@@ -191,18 +191,49 @@ pub struct AxisSpec {
     pub format: Option<String>,
 }
 
+/// The most figures a spec may hold unless raised (`report --max-figures`):
+/// the largest built-in spec has about 50; each figure costs its rendering
+/// (a 10,000-figure spec took minutes and gigabytes), so a spec far above
+/// this is more likely a generated mistake than a report.
+pub const DEFAULT_MAX_FIGURES: usize = 500;
+
+/// A spec file larger than this is refused before it is read (the built-in
+/// ones are under 100 KB).
+pub const MAX_SPEC_BYTES: u64 = 16 << 20;
+
+/// The longest spec or figure id: it becomes a folder or file name.
+pub const MAX_ID_LEN: usize = 64;
+
 impl Spec {
-    /// Parses and validates the spec text.
+    /// Parses and validates the spec text, with at most
+    /// [`DEFAULT_MAX_FIGURES`] figures.
     pub fn parse(path: &Path, source: &str) -> Result<Spec> {
+        Spec::parse_within(path, source, DEFAULT_MAX_FIGURES)
+    }
+
+    /// Parses and validates the spec text, with at most `max_figures`.
+    pub fn parse_within(path: &Path, source: &str, max_figures: usize) -> Result<Spec> {
         let body: SpecBody = toml::from_str(source).map_err(|e| spec_error(path, source, e.span(), e.message()))?;
         let spec = Spec { path: path.to_path_buf(), sha256: sha256_hex(source), source: source.to_string(), body };
-        spec.validate()?;
+        spec.validate(max_figures)?;
         Ok(spec)
     }
 
     pub fn load(path: &Path) -> Result<Spec> {
+        Spec::load_within(path, DEFAULT_MAX_FIGURES)
+    }
+
+    /// Reads (at most [`MAX_SPEC_BYTES`]) and parses the spec at `path`.
+    pub fn load_within(path: &Path, max_figures: usize) -> Result<Spec> {
+        let bytes = std::fs::metadata(path).map_err(|e| Error::io(path, e))?.len();
+        if bytes > MAX_SPEC_BYTES {
+            return Err(Error::Usage(format!(
+                "spec {}: {bytes} bytes; a spec is at most {MAX_SPEC_BYTES} bytes",
+                path.display()
+            )));
+        }
         let source = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
-        Spec::parse(path, &source)
+        Spec::parse_within(path, &source, max_figures)
     }
 
     /// The specs compiled into the binary.
@@ -210,21 +241,52 @@ impl Spec {
         BUILTIN.iter().map(|(path, text)| Spec::parse(Path::new(path), text)).collect()
     }
 
+    /// Refuses two specs with one id (case aside): their figures would
+    /// share a folder of the report.
+    pub fn distinct(specs: &[Spec]) -> Result<()> {
+        let mut seen: BTreeMap<String, &Path> = BTreeMap::new();
+        for s in specs {
+            if let Some(first) = seen.insert(s.body.id.to_ascii_lowercase(), &s.path) {
+                let head = 0..s.body.figures.first().map_or(s.source.len(), |f| f.span().start);
+                let msg = format!("spec id `{}` is also the id of {}", s.body.id, first.display());
+                return Err(s.error_at(id_line(&s.source, head), &msg));
+            }
+        }
+        Ok(())
+    }
+
     /// An error at the line of `span` in this spec.
     pub fn error_at(&self, span: std::ops::Range<usize>, message: &str) -> Error {
         spec_error(&self.path, &self.source, Some(span), message)
     }
 
-    fn validate(&self) -> Result<()> {
+    fn validate(&self, max_figures: usize) -> Result<()> {
         let known: Vec<&str> = tracelab_schema::Trace::ALL.iter().map(|t| t.name()).collect();
         if let Some(t) = self.body.traces.iter().find(|t| !known.contains(&t.as_str())) {
             let expected = known.join(", ");
             return Err(self.error_at(0..0, &format!("traces: unknown trace `{t}` (expected {expected})")));
         }
+        let head = 0..self.body.figures.first().map_or(self.source.len(), |f| f.span().start);
+        if let Some(problem) = id_problem(&self.body.id) {
+            return Err(self.error_at(id_line(&self.source, head), &format!("spec id: {problem}")));
+        }
+        if let Some(extra) = self.body.figures.get(max_figures) {
+            let msg = format!(
+                "{} figures; a spec holds at most {max_figures} (raise it with --max-figures)",
+                self.body.figures.len()
+            );
+            return Err(self.error_at(extra.span(), &msg));
+        }
+        // Ids are file names: two that differ only in case are one file on
+        // a case-insensitive file system (macOS, Windows).
         let mut seen = BTreeMap::new();
         for fig in &self.body.figures {
-            if seen.insert(fig.get_ref().id.clone(), ()).is_some() {
-                return Err(self.error_at(fig.span(), &format!("figure id `{}` appears twice", fig.get_ref().id)));
+            let id = &fig.get_ref().id;
+            if let Some(problem) = id_problem(id) {
+                return Err(self.error_at(id_line(&self.source, fig.span()), &format!("figure id: {problem}")));
+            }
+            if seen.insert(id.to_ascii_lowercase(), ()).is_some() {
+                return Err(self.error_at(fig.span(), &format!("figure id `{id}` appears twice")));
             }
             self.validate_figure(fig)?;
         }
@@ -256,6 +318,42 @@ impl Spec {
         }
         Ok(())
     }
+}
+
+/// What is wrong with an id as a file name, if anything: ids become the
+/// report's folders (`<spec id>/`) and files (`<figure id>.svg`), so they
+/// are names, never paths: ASCII letters, digits, `-` and `_`, starting
+/// with a letter or digit, at most [`MAX_ID_LEN`] characters.
+pub fn id_problem(id: &str) -> Option<String> {
+    let shown = tracelab_present::text::neutralize_lines(&format!("{id:?}")).into_owned();
+    if id.is_empty() {
+        return Some("empty; expected a name such as `fig-2a`".into());
+    }
+    if id.len() > MAX_ID_LEN {
+        return Some(format!("{} characters; at most {MAX_ID_LEN}", id.chars().count()));
+    }
+    let allowed = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if !id.chars().all(allowed) || !id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        return Some(format!(
+            "{shown}: expected ASCII letters, digits, `-` and `_`, starting with a letter or digit (an id is a file name, not a path)"
+        ));
+    }
+    None
+}
+
+/// The span of the `id = ...` line within `span` of `source` (the whole
+/// span when there is none, as in an inline table).
+fn id_line(source: &str, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    let text = source.get(span.clone()).unwrap_or_default();
+    let mut at = span.start;
+    for line in text.split_inclusive('\n') {
+        let key = line.trim_start();
+        if key.strip_prefix("id").is_some_and(|rest| rest.trim_start().starts_with('=')) {
+            return at..at + line.len();
+        }
+        at += line.len();
+    }
+    span
 }
 
 /// The figure's parameters as (name, value) text pairs.

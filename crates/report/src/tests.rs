@@ -60,6 +60,60 @@ fn spec_errors_name_the_file_and_line() {
     assert!(err(&format!("{two}{two}")).contains("figure id `a` appears twice"));
 }
 
+/// Ids become folder and file names of the report: each hostile one is
+/// refused at its own line (the figure's `id` is line 7: 4 header lines, a
+/// blank line, `[[figure]]`, then `id`; the spec's is line 1).
+#[test]
+fn ids_are_names_refused_at_their_line() {
+    let fig = |id: &str| {
+        let text = FIG.replace("id = \"a\"", &format!("id = {}", serde_json::to_string(id).unwrap()));
+        err(&format!("{text}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\n"))
+    };
+    let long = "x".repeat(MAX_ID_LEN + 1);
+    for (id, why) in [
+        ("../x", "\"../x\": expected ASCII letters"),
+        ("/abs", "\"/abs\": expected ASCII letters"),
+        ("", "empty"),
+        ("a/b", "expected ASCII letters"),
+        ("a\\b", "expected ASCII letters"),
+        ("nul\0x", "\"nul\\0x\": expected"),
+        (".hidden", "expected ASCII letters"),
+        ("-flag", "starting with a letter or digit"),
+        ("a b", "expected ASCII letters"),
+        (long.as_str(), "65 characters; at most 64"),
+    ] {
+        let e = fig(id);
+        assert!(e.starts_with("spec t.toml, line 7: figure id: "), "{id:?}: {e}");
+        assert!(e.contains(why), "{id:?}: {e}");
+    }
+    let ok = FIG.replace("id = \"a\"", "id = \"Fig_2a-cdf\"");
+    assert!(spec(&format!("{ok}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\n")).is_ok());
+    let e =
+        Spec::parse(Path::new("t.toml"), &format!("{}figure = []\n", HEAD.replace("id = \"t\"", "id = \"../../etc\"")))
+            .unwrap_err();
+    assert!(e.to_string().starts_with("spec t.toml, line 1: spec id: \"../../etc\": expected"), "{e}");
+    // Two ids one case-insensitive file system would take for one file.
+    let two = |id: &str| format!("{}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\n", FIG.replace("\"a\"", id));
+    assert!(err(&format!("{}{}", two("\"a\""), two("\"A\""))).contains("figure id `A` appears twice"));
+}
+
+/// The ceiling: at most `max` figures, the first one over it named by line.
+#[test]
+fn a_spec_holds_at_most_its_ceiling_of_figures() {
+    let one = format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\n");
+    let figures: String = (0..4).map(|i| one.replace("id = \"a\"", &format!("id = \"f{i}\""))).collect();
+    let text = format!("{HEAD}{figures}");
+    assert_eq!(Spec::parse_within(Path::new("t.toml"), &text, 4).unwrap().body.figures.len(), 4);
+    let e = Spec::parse_within(Path::new("t.toml"), &text, 3).unwrap_err().to_string();
+    // Figures take 9 lines each (a blank line, then 8): the fourth's
+    // `[[figure]]` is line 5 + 3 * 9 + 1 = 33.
+    assert!(
+        e.starts_with("spec t.toml, line 33: 4 figures; a spec holds at most 3 (raise it with --max-figures)"),
+        "{e}"
+    );
+    assert_eq!(DEFAULT_MAX_FIGURES, 500);
+}
+
 fn figure(extra: &str, kind: &str) -> FigureSpec {
     let s = spec(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"{kind}\"\n{extra}")).unwrap();
     s.body.figures[0].get_ref().clone()

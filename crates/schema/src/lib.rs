@@ -16,6 +16,7 @@
 pub mod civil;
 pub mod error;
 pub mod helios;
+pub mod outfile;
 pub mod pai;
 pub mod philly;
 pub mod raw;

@@ -6,7 +6,12 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::SimError;
 pub use crate::sharing::config::{Interference, SharingConfig};
-use crate::time::{Millis, SECOND};
+use crate::time::{Millis, MAX_MILLIS, SECOND};
+
+/// The largest `las` threshold, in GPU-seconds: 1e12, which is 1e18
+/// milli-GPU-milliseconds, so that attained service and the time to the next
+/// threshold fit 64-bit integers.
+pub const MAX_LAS_THRESHOLD_GPU_S: f64 = 1e12;
 
 use crate::names::named_enum;
 
@@ -206,8 +211,19 @@ impl SimConfig {
         if self.las_starvation_factor.is_some_and(|f| !(f > 0.0 && f.is_finite())) {
             return bad("las starvation factor must be positive");
         }
+        if t.iter().any(|x| *x > MAX_LAS_THRESHOLD_GPU_S) {
+            return bad("las thresholds must be at most 1e12 GPU-seconds (attained service counts milli-GPU-milliseconds in 64 bits)");
+        }
         if self.bounded_slowdown_threshold <= 0 {
             return bad("bounded slowdown threshold must be positive");
+        }
+        if let PreemptOverhead::Fixed(ms) = self.preempt_overhead {
+            if !(0..=MAX_MILLIS).contains(&ms) {
+                return bad("a fixed preemption overhead must lie between 0 and 1e14 ms (about 3,200 years)");
+            }
+        }
+        if self.until.is_some_and(|u| u.abs() > MAX_MILLIS) {
+            return bad("until must lie within 1e14 ms (about 3,200 years) of the window start");
         }
         if self.sharing_policy() && self.discipline != Discipline::Greedy {
             return bad("the GPU-sharing policies schedule greedily in their own order: use the greedy discipline");

@@ -36,7 +36,13 @@ use crate::usage::{JobClass, Usage, MAX_GPU_MEM_GIB};
 /// any cluster, and within the engine's thousandths held in a `u32`.
 pub const MAX_UNITS: f64 = 1e6;
 
-/// Names to dense ids, in order of first appearance.
+/// The most GPU types a replay tells apart: GPU-type ids and their count
+/// ([`Workload::n_gpu_types`]) are `u16`. One more type used to wrap to the
+/// first one, so a job pinned to it ran on the wrong nodes.
+pub const MAX_GPU_TYPES: usize = u16::MAX as usize;
+
+/// Names to dense ids, in order of first appearance. User, VC and group ids
+/// are `u32`; GPU types go through [`Interner::gpu_type`], never `id as u16`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Interner {
     pub names: Vec<String>,
@@ -44,14 +50,38 @@ pub struct Interner {
 }
 
 impl Interner {
+    /// The id of `name`, added if new.
+    ///
+    /// Panics past `u32::MAX` names, which cannot be reached: the names
+    /// alone would take over 100 GB first.
     pub fn id(&mut self, name: &str) -> u32 {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
+        self.intern(name, u32::MAX as usize).expect("fewer than 2^32 distinct names fit in memory")
+    }
+
+    /// The id of GPU type `name`, added if new; an error past
+    /// [`MAX_GPU_TYPES`] types.
+    pub fn gpu_type(&mut self, name: &str) -> Result<u16, SimError> {
+        let too_many =
+            || SimError::TooLarge { what: "GPU types", have: self.names.len() as u64 + 1, limit: MAX_GPU_TYPES as u64 };
+        match self.ids.get(name) {
+            Some(&id) => Ok(id as u16),
+            None if self.names.len() >= MAX_GPU_TYPES => Err(too_many()),
+            None => Ok(self.intern(name, MAX_GPU_TYPES).expect("checked above") as u16),
         }
-        let id = self.names.len() as u32;
+    }
+
+    /// The id of `name`, added if new while fewer than `limit` names are held.
+    fn intern(&mut self, name: &str, limit: usize) -> Option<u32> {
+        if let Some(&id) = self.ids.get(name) {
+            return Some(id);
+        }
+        if self.names.len() >= limit {
+            return None;
+        }
+        let id = u32::try_from(self.names.len()).ok()?;
         self.names.push(name.to_string());
         self.ids.insert(name.to_string(), id);
-        id
+        Some(id)
     }
 
     pub fn get(&self, name: &str) -> Option<u32> {
@@ -251,8 +281,16 @@ pub fn read_jobs(input: impl BufRead) -> Result<JobList, SimError> {
 }
 
 fn read_row(list: &mut JobList, row: &Row) -> Result<(), SimError> {
-    let id = list.workload.jobs.len() as u32;
+    let bad = |column: &str, what: String| SimError::Csv { line: row.line, column: column.into(), what };
+    let id = u32::try_from(list.workload.jobs.len())
+        .ok()
+        .filter(|id| *id < u32::MAX)
+        .ok_or_else(|| bad("", format!("more than {} jobs (job ids are 32-bit)", u32::MAX)))?;
     let gpus = row.required(3, 0.0, MAX_UNITS)?;
+    let gpu_type = match row.text(8).filter(|t| !t.is_empty()) {
+        Some(t) => Some(list.gpu_types.gpu_type(t).map_err(|e| bad("gpu_type", e.to_string()))?),
+        None => None,
+    };
     let job = Job {
         id,
         submit: from_secs(row.required(1, -MAX_SECS, MAX_SECS)?),
@@ -262,7 +300,7 @@ fn read_row(list: &mut JobList, row: &Row) -> Result<(), SimError> {
         user: list.users.id(row.text(5).unwrap_or("")),
         vc: list.vcs.id(row.text(6).unwrap_or("")),
         group: list.groups.id(row.text(7).unwrap_or("")),
-        gpu_type: row.text(8).filter(|t| !t.is_empty()).map(|t| list.gpu_types.id(t) as u16),
+        gpu_type,
     };
     let usage = read_usage(row)?;
     list.job_ids.push(row.text(0).map_or_else(|| id.to_string(), str::to_string));
@@ -298,7 +336,7 @@ fn finish(mut list: JobList) -> Result<JobList, SimError> {
     w.n_users = list.users.names.len() as u32;
     w.n_vcs = list.vcs.names.len() as u32;
     w.n_groups = list.groups.names.len() as u32;
-    w.n_gpu_types = list.gpu_types.names.len() as u16;
+    w.n_gpu_types = u16::try_from(list.gpu_types.names.len()).expect("gpu_type keeps at most u16::MAX types");
     Ok(list)
 }
 

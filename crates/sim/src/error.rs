@@ -30,6 +30,9 @@ pub enum SimError {
     EmptyWorkload,
     #[error("bad cluster: {0}")]
     BadCluster(String),
+    /// A count past its ceiling (nodes or GPUs of a cluster, GPU types...).
+    #[error("{have} {what}, more than the limit of {limit}")]
+    TooLarge { what: &'static str, have: u64, limit: u64 },
     #[error("job {job}: {what}")]
     /// `job`: the job's id (`crate::job::JobId`).
     BadJob { job: u32, what: String },

@@ -35,7 +35,7 @@ pub mod time;
 pub mod usage;
 mod validate;
 
-pub use cluster::{Cluster, Node, NodeGroup};
+pub use cluster::{Cluster, Limits, Node, NodeGroup};
 pub use config::{
     Discipline, Interference, OnUnplaceable, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SharingConfig,
     SimConfig,
@@ -57,6 +57,6 @@ pub fn simulate(workload: &Workload, cluster: &Cluster, config: &SimConfig) -> R
     config.validate()?;
     workload.validate()?;
     let mut engine = engine::Engine::new(workload, cluster, config)?;
-    engine.run();
+    engine.run()?;
     Ok(engine.results())
 }

@@ -20,6 +20,14 @@ pub const MAX_SECS: f64 = 1e11;
 /// [`MAX_SECS`] in milliseconds.
 pub const MAX_MILLIS: Millis = 100_000_000_000_000;
 
+/// The latest time the engine's clock may reach: 2^62 ms, about 146 million
+/// years. Inputs stay within [`MAX_MILLIS`], but computed times may go
+/// beyond them: a completion stretched by a large sharing slowdown or by
+/// preemption overheads. A completion past this limit is an error naming the
+/// job (it used to wrap the clock and report a makespan of i64::MAX ms).
+/// Below it, the sum of any two clock values fits an `i64`.
+pub const MAX_CLOCK: Millis = 1 << 62;
+
 /// Seconds (as in the traces) to milliseconds, rounded to the nearest.
 pub fn from_secs(secs: f64) -> Millis {
     (secs * 1000.0).round() as Millis

@@ -1,29 +1,19 @@
-//! Atomic file replacement: readers see the old file or the new one, never
-//! half of one. Temporary names are unique per process and call, so two
-//! threads or processes writing the same file (two reports filling one
-//! cache) never write into each other's temporary file.
+//! Atomic file replacement inside a store: readers see the old file or the
+//! new one, never half of one. Temporary names are unique per process and
+//! call ([`tracelab_schema::outfile`] makes them, for the files verbs write
+//! outside a store too), so two threads or processes writing the same file
+//! (two reports filling one cache) never write into each other's temporary
+//! file.
 
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use tracelab_schema::error::{IoContext, Result};
 
 use crate::fault;
 
-/// `<pid>-<n>`: unique among the live processes of this machine and the
-/// calls of this one.
-pub fn unique_suffix() -> String {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
-}
-
-/// A hidden temporary name beside `path`.
-pub fn temporary(path: &Path) -> PathBuf {
-    let name = path.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    path.with_file_name(format!(".{name}.{}.tmp", unique_suffix()))
-}
+pub use tracelab_schema::outfile::{sync_dir, temporary, unique_suffix};
 
 /// Writes `bytes` to `path` through a temporary file, flushed to disk, and
 /// a rename. The temporary file is removed when anything fails.
@@ -60,14 +50,6 @@ fn write_temporary(path: &Path, bytes: &[u8]) -> Result<PathBuf> {
 /// power cut cannot publish a name whose bytes never reached the disk).
 pub fn sync_file(path: &Path) -> Result<()> {
     File::open(path).and_then(|f| f.sync_all()).at(path)
-}
-
-/// Flushes a folder's entries (the renames done in it) to disk. Not every
-/// platform can open a folder; there it is skipped.
-pub fn sync_dir(dir: &Path) {
-    if let Ok(f) = File::open(dir) {
-        let _ = f.sync_all();
-    }
 }
 
 #[cfg(test)]

@@ -13,11 +13,15 @@
 //! - [`cache`]: derived frames and report results, keyed one way;
 //! - [`parquet`]: how every Parquet file is written;
 //! - [`lock`], [`atomic`], [`fault`]: the store's lock, atomic file
-//!   replacement and the tests' crash hook.
+//!   replacement and the tests' crash hook;
+//! - [`folder`]: folder outputs outside the store (a report's `--out`),
+//!   built beside their target, swapped in whole and locked, removing only
+//!   what tracelab wrote.
 
 pub mod atomic;
 pub mod cache;
 pub mod fault;
+pub mod folder;
 mod inspect;
 mod layout;
 pub mod lock;

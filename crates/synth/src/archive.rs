@@ -1,22 +1,25 @@
 //! Packs generated files the way the owners ship them: PAI's per-table
 //! `<stem>.tar.gz`, Philly's `trace-data.tar.gz`, Helios' `data.zip`.
 //! Archives are deterministic (zero mtimes, fixed modes and owners), so the
-//! same seed gives byte-identical archives.
+//! same seed gives byte-identical archives. Written whole through a
+//! temporary file ([`tracelab_schema::outfile`]), as every synth file.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, BufWriter};
 use std::path::Path;
 
 use flate2::write::GzEncoder;
 use flate2::{Compression, GzBuilder};
 
 use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::outfile::{OutputFile, Replace};
 
 /// Writes `archive` (a `.tar.gz`) holding `members`: (file on disk, name in
 /// the archive). gzip level 6, as `tar -czf` uses.
 pub fn tar_gz(archive: &Path, members: &[(&Path, &str)]) -> Result<()> {
-    let file = File::create(archive).at(archive)?;
-    let gz: GzEncoder<BufWriter<File>> = GzBuilder::new().mtime(0).write(BufWriter::new(file), Compression::new(6));
+    let file = OutputFile::create(archive, Replace::Regular)?;
+    let gz: GzEncoder<BufWriter<OutputFile>> =
+        GzBuilder::new().mtime(0).write(BufWriter::new(file), Compression::new(6));
     let mut tar = tar::Builder::new(gz);
     tar.mode(tar::HeaderMode::Deterministic);
     for (path, name) in members {
@@ -32,13 +35,13 @@ pub fn tar_gz(archive: &Path, members: &[(&Path, &str)]) -> Result<()> {
         tar.append_data(&mut header, name, reader).at(archive)?;
     }
     let gz = tar.into_inner().at(archive)?;
-    let mut inner = gz.finish().at(archive)?;
-    inner.flush().at(archive)
+    let inner = gz.finish().at(archive)?;
+    inner.into_inner().map_err(|e| Error::io(archive, e.into_error()))?.commit()
 }
 
 /// Writes `archive` (a `.zip`, deflate) holding `members`.
 pub fn zip(archive: &Path, members: &[(&Path, &str)]) -> Result<()> {
-    let file = File::create(archive).at(archive)?;
+    let file = OutputFile::create(archive, Replace::Regular)?;
     let mut zip = zip::ZipWriter::new(BufWriter::new(file));
     let options = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
@@ -50,7 +53,8 @@ pub fn zip(archive: &Path, members: &[(&Path, &str)]) -> Result<()> {
         let mut reader = BufReader::new(File::open(path).at(path)?);
         std::io::copy(&mut reader, &mut zip).at(archive)?;
     }
-    zip.finish().map_err(|e| zip_error(archive, e))?.flush().at(archive)
+    let inner = zip.finish().map_err(|e| zip_error(archive, e))?;
+    inner.into_inner().map_err(|e| Error::io(archive, e.into_error()))?.commit()
 }
 
 fn zip_error(archive: &Path, e: zip::result::ZipError) -> Error {

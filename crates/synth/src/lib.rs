@@ -2,7 +2,10 @@
 //! calibrated to the published numbers, at any scale, from a seed.
 //!
 //! Each trace module writes its plain files into the output folder and, with
-//! `--archive`, packs them as the owners ship them. Generation streams to
+//! `--archive`, packs them as the owners ship them. Every file is written
+//! whole through a temporary file ([`tracelab_schema::outfile`]): a regular
+//! file of the same name is replaced, a link or device refused, and other
+//! files in the folder are left alone. Generation streams to
 //! disk in bounded memory. The same (trace, scale, seed, effects,
 //! corruption) always gives byte-identical files: all randomness comes from
 //! [`rng::Rng`] streams derived from the seed.
@@ -25,6 +28,7 @@ use std::sync::{Arc, Mutex};
 
 pub use out::{Corruption, FileReport, Injected};
 use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::outfile::{self, Replace};
 use tracelab_schema::synthetic::{Marker, MARKER_FILE};
 use tracelab_schema::Trace;
 
@@ -115,6 +119,9 @@ pub fn run(plan: &Plan) -> Result<Report> {
     let mut report = Report { traces: Vec::new(), corruptions: Vec::new() };
     for &trace in &plan.traces {
         let dir = plan.dir_of(trace);
+        if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Error::Usage(format!("--out {}: is a symbolic link; give the folder itself", dir.display())));
+        }
         std::fs::create_dir_all(&dir).at(&dir)?;
         let log = Arc::new(Mutex::new(Vec::new()));
         let ctx = Ctx {
@@ -168,7 +175,7 @@ fn write_marker(plan: &Plan, trace: Trace, dir: &Path) -> Result<FileReport> {
     };
     let text = marker.to_json();
     let path = dir.join(MARKER_FILE);
-    std::fs::write(&path, &text).at(&path)?;
+    outfile::write(&path, text.as_bytes(), Replace::Regular)?;
     Ok(FileReport { file: MARKER_FILE.to_string(), bytes: text.len() as u64, rows: 0 })
 }
 
@@ -182,6 +189,6 @@ fn write_faults(dir: &Path, mut faults: Vec<Injected>) -> Result<PathBuf> {
         text.push_str(&format!("{},{},{},{}\n", f.file, f.line, f.kind, f.column));
     }
     let path = dir.join(FAULTS_FILE);
-    std::fs::write(&path, text).at(&path)?;
+    outfile::write(&path, text.as_bytes(), Replace::Regular)?;
     Ok(path)
 }

@@ -12,13 +12,13 @@
 //! row is never touched, so the file's layout stays recognizable. Every
 //! injected fault is listed in `corruptions.csv` (file, line, kind, column).
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::rng::Rng;
-use tracelab_schema::error::{IoContext, Result};
+use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::outfile::{OutputFile, Replace};
 
 /// Which fields of a file's rows the corruptor may target.
 #[derive(Clone, Copy, Debug, Default)]
@@ -61,7 +61,7 @@ pub struct FileReport {
 }
 
 pub struct CsvOut {
-    w: BufWriter<File>,
+    w: BufWriter<OutputFile>,
     rel: String,
     shape: RowShape,
     line: u64,
@@ -79,7 +79,7 @@ impl CsvOut {
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).at(parent)?;
         }
-        let file = File::create(&path).at(&path)?;
+        let file = OutputFile::create(&path, Replace::Regular)?;
         let corrupt = corruption.map(|c| (c.clone(), Rng::stream(c.seed, &format!("corrupt:{rel}"))));
         Ok(CsvOut {
             w: BufWriter::with_capacity(1 << 20, file),
@@ -153,7 +153,8 @@ impl CsvOut {
                 _ => self.write_line(&last)?,
             }
         }
-        self.w.flush().at(&self.rel)?;
+        let file = self.w.into_inner().map_err(|e| Error::io(&self.rel, e.into_error()))?;
+        file.commit()?;
         Ok(FileReport { file: self.rel, bytes: self.bytes, rows: self.rows })
     }
 }

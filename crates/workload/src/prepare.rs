@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use tracelab_schema::error::{Error, Result};
 use tracelab_sim::csv::JobList;
-use tracelab_sim::{Job, LoadProfile, Unplaceable, Usage, Workload};
+use tracelab_sim::{Job, Limits, LoadProfile, Unplaceable, Usage, Workload};
 use tracelab_store::Store;
 
 use crate::cluster::{self, ClusterSpec, SimCluster};
@@ -39,6 +39,8 @@ pub struct Request {
     pub usage: bool,
     /// Online services to add (MuxFlow's setting).
     pub online: Option<Online>,
+    /// Ceilings on the cluster's nodes and GPUs (`--max-nodes`, `--max-gpus`).
+    pub limits: Limits,
 }
 
 /// A workload ready for the engine, with its accounting.
@@ -135,13 +137,13 @@ fn build_cluster(store: Option<&Store>, req: &Request, sel: &Selected, names: &m
     match (&req.cluster, &req.source) {
         (ClusterSpec::FromTrace, Source::Trace(t)) => {
             let store = store.ok_or_else(|| Error::Usage("--cluster from-trace needs a store".into()))?;
-            cluster::from_trace(store, t.trace, t.cluster.as_deref(), sel.origin, &mut names.gpu_types)
+            cluster::from_trace(store, t.trace, t.cluster.as_deref(), sel.origin, &mut names.gpu_types, &req.limits)
         }
         (ClusterSpec::FromTrace, Source::Csv(_)) => Err(Error::Usage(
             "--cluster from-trace: a CSV job list has no machines; give --cluster NODESxGPUS or a .toml file".into(),
         )),
-        (ClusterSpec::Shape { nodes, gpus }, _) => cluster::shape(*nodes, *gpus, &mut names.gpu_types),
-        (ClusterSpec::File(path), _) => cluster::from_file(path, &mut names.gpu_types),
+        (ClusterSpec::Shape { nodes, gpus }, _) => cluster::shape(*nodes, *gpus, &mut names.gpu_types, &req.limits),
+        (ClusterSpec::File(path), _) => cluster::from_file(path, &mut names.gpu_types, &req.limits),
     }
 }
 
@@ -216,7 +218,8 @@ fn to_workload(jobs: &[TraceJob], names: &Names, typed: bool) -> Workload {
         n_users: len(&names.users).max(1),
         n_vcs: len(&names.vcs).max(1),
         n_groups: len(&names.groups).max(1),
-        n_gpu_types: len(&names.gpu_types).max(1) as u16,
+        n_gpu_types: u16::try_from(len(&names.gpu_types).max(1))
+            .expect("Interner::gpu_type keeps at most u16::MAX types"),
         usage: if jobs.iter().all(|j| j.usage == Usage::default()) {
             Vec::new()
         } else {

@@ -4,14 +4,15 @@
 //! Times are seconds from the window start; the CLI prints these through
 //! `tracelab_analysis::render`, the report plots them.
 
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use polars::prelude::*;
 
 use tracelab_analysis::{Cell, ResultTable};
-use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::error::{Error, Result};
+use tracelab_schema::outfile::{self, OutputFile, Replace};
 use tracelab_sim::metrics::sharing::SharingResult;
 use tracelab_sim::{JobClass, JobStatus, Millis, Resampled, Series, SimResult, Summary};
 use tracelab_store::parquet::compression;
@@ -271,35 +272,63 @@ pub fn jobs_frame(p: &Prepared, spec: &RunSpec, r: &SimResult) -> Result<DataFra
 }
 
 /// Writes frames of the same schema (per-job rows, series), run after run,
-/// as one Parquet file with the store's settings (zstd level 1).
+/// as one Parquet file with the store's settings (zstd level 1), through a
+/// temporary file renamed into place by [`RunsWriter::finish`]
+/// ([`tracelab_schema::outfile`]): a replay that fails or is killed leaves
+/// the previous file as it was.
 pub struct RunsWriter {
-    writer: Option<polars::io::parquet::write::BatchedWriter<BufWriter<File>>>,
+    writer: Option<polars::io::parquet::write::BatchedWriter<Shared>>,
+    file: Option<Shared>,
     path: std::path::PathBuf,
 }
 
+/// The temporary file, shared between Polars' writer (which owns its
+/// writer and never gives it back) and [`RunsWriter::finish`], which
+/// commits it once the writer is gone.
+#[derive(Clone)]
+struct Shared(Arc<Mutex<BufWriter<OutputFile>>>);
+
+impl std::io::Write for Shared {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().expect("one writer at a time").write(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.0.lock().expect("one writer at a time").flush()
+    }
+}
+
 impl RunsWriter {
+    /// Checks `path` (a new path or a regular file, replaced) before any
+    /// replay runs; the file is made at the first write.
     pub fn create(path: &Path) -> Result<RunsWriter> {
-        Ok(RunsWriter { writer: None, path: path.to_path_buf() })
+        outfile::check("--out", path, Replace::Regular)?;
+        Ok(RunsWriter { writer: None, file: None, path: path.to_path_buf() })
     }
 
     pub fn write(&mut self, df: &DataFrame) -> Result<()> {
         let err = |e| Error::polars(format!("{}: writing", self.path.display()), e);
         if self.writer.is_none() {
-            let file = File::create(&self.path).at(&self.path)?;
-            let w = ParquetWriter::new(BufWriter::with_capacity(1 << 20, file))
+            let file = OutputFile::create(&self.path, Replace::Regular)?;
+            let shared = Shared(Arc::new(Mutex::new(BufWriter::with_capacity(1 << 20, file))));
+            let w = ParquetWriter::new(shared.clone())
                 .with_compression(compression())
                 .batched(&df.schema().as_ref().clone())
                 .map_err(err)?;
             self.writer = Some(w);
+            self.file = Some(shared);
         }
         self.writer.as_mut().expect("created above").write_batch(df).map_err(err)
     }
 
+    /// Writes the footer and puts the file in place.
     pub fn finish(self) -> Result<()> {
-        if let Some(w) = self.writer {
-            w.finish().map_err(|e| Error::polars(format!("{}: finishing", self.path.display()), e))?;
-        }
-        Ok(())
+        let (Some(w), Some(file)) = (self.writer, self.file) else { return Ok(()) };
+        w.finish().map_err(|e| Error::polars(format!("{}: finishing", self.path.display()), e))?;
+        drop(w);
+        let Ok(shared) = Arc::try_unwrap(file.0) else { unreachable!("Polars' writer, the other holder, is gone") };
+        let buffered = shared.into_inner().expect("not poisoned");
+        buffered.into_inner().map_err(|e| Error::io(&self.path, e.into_error()))?.commit()
     }
 }
 

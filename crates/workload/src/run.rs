@@ -4,7 +4,7 @@
 //! each partition separately and merges the results ([`crate::merge`]).
 
 use tracelab_schema::error::{Error, Result};
-use tracelab_sim::{simulate, Job, Placement, Policy, SimConfig, SimResult, Workload};
+use tracelab_sim::{simulate, Job, Placement, Policy, SimConfig, SimError, SimResult, Workload};
 
 use crate::merge;
 use crate::prepare::Prepared;
@@ -83,15 +83,28 @@ fn config(p: &Prepared, spec: &RunSpec) -> SimConfig {
     cfg
 }
 
+/// A failed run as a usage error naming the run and, when the engine names a
+/// job, the trace's id of that job (`replayed` maps the engine's job number
+/// to the replayed job).
+fn err(p: &Prepared, spec: &RunSpec, e: SimError, replayed: impl Fn(u32) -> u32) -> Error {
+    match e {
+        SimError::BadJob { job, what } => {
+            let j = replayed(job);
+            let id = p.job_ids.get(j as usize).map_or("?", String::as_str);
+            Error::Usage(format!("{}: job {id} (replayed job {j}): {what}", spec.label))
+        }
+        e => Error::Usage(format!("{}: {e}", spec.label)),
+    }
+}
+
 /// One run: every partition, merged.
 pub fn run_one(p: &Prepared, spec: &RunSpec) -> Result<Run> {
     let mut jobs = p.workload.jobs.clone();
     scale_arrivals(&mut jobs, spec.load);
-    let err = |e: tracelab_sim::SimError| Error::Usage(format!("{}: {e}", spec.label));
     let cfg = config(p, spec);
     if p.cluster.partitions.len() == 1 {
         let w = Workload { jobs, ..p.workload.clone() };
-        let result = simulate(&w, &p.cluster.partitions[0].cluster, &cfg).map_err(err)?;
+        let result = simulate(&w, &p.cluster.partitions[0].cluster, &cfg).map_err(|e| err(p, spec, e, |j| j))?;
         return Ok(Run { spec: spec.clone(), result });
     }
     let mut parts = Vec::new();
@@ -107,7 +120,7 @@ pub fn run_one(p: &Prepared, spec: &RunSpec) -> Result<Run> {
                 ids.iter().map(|&j| p.workload.usage[j as usize]).collect()
             };
             let w = Workload { jobs: sub, usage, ..p.workload.clone() };
-            let result = simulate(&w, &part.cluster, &cfg).map_err(err)?;
+            let result = simulate(&w, &part.cluster, &cfg).map_err(|e| err(p, spec, e, |k| ids[k as usize]))?;
             parts.push(merge::Part { ids, node_offset, result });
         }
         node_offset += nodes;

@@ -259,6 +259,7 @@ fn run_experiment(ctx: &Ctx, p: &SimParams, extra: &Extra) -> Result<Experiment>
         strict_cluster: false,
         usage: extra.usage,
         online: extra.online.clone(),
+        limits: tracelab_sim::Limits::default(),
     };
     let base =
         SimConfig { discipline: p.discipline.0, seed: p.seed, sharing: extra.sharing.clone(), ..SimConfig::default() };

@@ -10,7 +10,7 @@ use crate::engine::nodes::SharedSpot;
 use crate::job::{Demand, JobId};
 use crate::placement::search::Accept;
 use crate::placement::{self, Spot};
-use crate::time::Millis;
+use crate::time::{Millis, MAX_CLOCK};
 
 impl Engine<'_> {
     fn demand(&self, job: JobId) -> Demand {
@@ -102,6 +102,7 @@ impl Engine<'_> {
                 self.schedule_end(job);
             }
         }
+        self.rank_insert(job);
     }
 
     /// A waiting job starts running now (its resources already taken).
@@ -237,12 +238,32 @@ impl Engine<'_> {
 
     pub(crate) fn schedule_end(&mut self, job: JobId) {
         let i = job as usize;
-        let left = self.st.progress[i].remaining * self.progress_slow(job);
-        let end = self.st.last_update[i] + left.ceil() as Millis;
+        let left = (self.st.progress[i].remaining * self.progress_slow(job)).ceil();
+        let end = match self.st.last_update[i].checked_add(left as Millis).filter(|e| *e <= MAX_CLOCK) {
+            Some(end) if left <= MAX_CLOCK as f64 => end,
+            _ => {
+                self.clock_overflow(job, left);
+                MAX_CLOCK
+            }
+        };
         self.set_end(job, Some(end));
         self.st.version[i] += 1;
         self.st.end_at[i] = end;
         self.events.push(end, Kind::End, job, self.st.version[i]);
+    }
+
+    /// Records that `job`'s completion, `left` ms after its last update,
+    /// lies past the clock's limit; the run stops with this error.
+    fn clock_overflow(&mut self, job: JobId, left: f64) {
+        let i = job as usize;
+        let p = &self.st.progress[i];
+        let what = format!(
+            "its completion would come {left:.3e} ms after {} ms, past the clock's limit of {MAX_CLOCK} ms \
+             (about 146 million years): {} ms of service left after {} preemptions, at a sharing slowdown of {:e} \
+             (a smaller sharing slowdown or preemption overhead keeps it within the clock)",
+            self.st.last_update[i], p.remaining, p.preemptions, self.cfg.share_slowdown
+        );
+        self.overflow.get_or_insert(crate::error::SimError::BadJob { job, what });
     }
 
     /// Re-derives the rate of every job on `gpu` after its tenants changed
@@ -269,6 +290,7 @@ impl Engine<'_> {
     pub(crate) fn finish(&mut self, job: JobId) {
         let i = job as usize;
         self.set_end(job, None);
+        self.rank_remove(job);
         self.settle(job);
         self.change_alloc(job, false);
         let gpu = self.release(job);
@@ -290,6 +312,7 @@ impl Engine<'_> {
     pub(crate) fn preempt(&mut self, job: JobId) {
         let i = job as usize;
         self.set_end(job, None);
+        self.rank_remove(job);
         self.settle(job);
         self.change_alloc(job, false);
         let gpu = self.release(job);

@@ -13,6 +13,7 @@
 //! (the documented tie-break).
 
 use std::collections::{BTreeSet, HashMap};
+use std::ops::Bound::{Excluded, Unbounded};
 
 use crate::job::{Demand, JobId};
 use crate::policy::Key;
@@ -84,17 +85,14 @@ pub(crate) struct WaitQueue {
     entities: Vec<Entity>,
     value: Vec<u64>,
     order: BTreeSet<(u64, u32)>,
-    /// Every waiting job in one order (kept for preemptive policies only).
-    all: Option<BTreeSet<Entry>>,
     len: usize,
 }
 
 impl WaitQueue {
-    pub(crate) fn new(entities: u32, keep_all: bool) -> WaitQueue {
+    pub(crate) fn new(entities: u32) -> WaitQueue {
         WaitQueue {
             entities: (0..entities.max(1)).map(|_| Entity::default()).collect(),
             value: vec![0; entities.max(1) as usize],
-            all: keep_all.then(BTreeSet::new),
             ..WaitQueue::default()
         }
     }
@@ -119,11 +117,6 @@ impl WaitQueue {
         self.classes[id as usize]
     }
 
-    /// Classes with waiting jobs.
-    pub(crate) fn nonempty_classes(&self) -> impl Iterator<Item = Class> + '_ {
-        self.classes.iter().zip(&self.class_len).filter(|(_, n)| **n > 0).map(|(c, _)| *c)
-    }
-
     pub(crate) fn insert(&mut self, entity: u32, class: u32, entry: Entry) {
         let e = &mut self.entities[entity as usize];
         if e.len == 0 {
@@ -131,9 +124,6 @@ impl WaitQueue {
         }
         e.insert(class, entry);
         self.class_len[class as usize] += 1;
-        if let Some(all) = &mut self.all {
-            all.insert(entry);
-        }
         self.len += 1;
     }
 
@@ -144,9 +134,6 @@ impl WaitQueue {
             self.order.remove(&(self.value[entity as usize], entity));
         }
         self.class_len[class as usize] -= 1;
-        if let Some(all) = &mut self.all {
-            all.remove(&entry);
-        }
         self.len -= 1;
     }
 
@@ -174,8 +161,34 @@ impl WaitQueue {
         })
     }
 
-    /// Every waiting job in policy order (preemptive policies only).
-    pub(crate) fn all(&self) -> impl Iterator<Item = &Entry> {
-        self.all.as_ref().expect("the queue keeps the full order for preemptive policies only").iter()
+    /// The first waiting job after `after` (from the start when `None`) in
+    /// (key, submission, id) order, among the classes that need at most
+    /// `limit` milli-GPUs, with its demand. One ordered lookup per class:
+    /// the preemptive pass's walk over the queue without visiting every job.
+    pub(crate) fn next_after(&self, after: Option<&Entry>, limit: u64) -> Option<(Entry, u64)> {
+        let mut best: Option<(Entry, u64)> = None;
+        for (c, class) in self.classes.iter().enumerate() {
+            let d = class.0.milli();
+            if self.class_len[c] == 0 || d > limit {
+                continue;
+            }
+            for e in &self.entities {
+                let Some(set) = e.sets.get(c) else { continue };
+                let next = match after {
+                    Some(a) => set.range((Excluded(*a), Unbounded)).next(),
+                    None => set.first(),
+                };
+                if let Some(&n) = next.filter(|n| best.is_none_or(|(b, _)| **n < b)) {
+                    best = Some((n, d));
+                }
+            }
+        }
+        best
+    }
+
+    /// Every waiting job, in no particular order.
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> impl Iterator<Item = Entry> + '_ {
+        self.entities.iter().flat_map(|e| e.sets.iter().flat_map(|s| s.iter().copied()))
     }
 }

@@ -10,10 +10,10 @@
 //! last ran goes back to the first queue, its executed time and attained
 //! service counted from zero again (upstream's promotion rule).
 
-use super::{Key, PolicyImpl, Progress};
+use super::{Drift, Key, PolicyImpl, Progress};
 use crate::config::SimConfig;
 use crate::job::Job;
-use crate::time::Millis;
+use crate::time::{Millis, MAX_CLOCK};
 
 pub(crate) struct Las {
     /// Thresholds in milli-GPU-milliseconds.
@@ -41,7 +41,13 @@ impl Las {
     fn promotion_at(&self, job: &Job, p: &Progress) -> Option<Millis> {
         let factor = self.starvation?;
         let executed = p.executed - self.offset[job.id as usize].1;
-        (self.queue(job, p) > 0 && executed > 0).then(|| p.queued_at + (executed as f64 * factor).ceil() as Millis)
+        if self.queue(job, p) == 0 || executed <= 0 {
+            return None;
+        }
+        // A promotion past the clock's limit never comes: no event is that late.
+        let wait = (executed as f64 * factor).ceil();
+        let at = (wait <= MAX_CLOCK as f64).then(|| p.queued_at.checked_add(wait as Millis)).flatten()?;
+        (at <= MAX_CLOCK).then_some(at)
     }
 }
 
@@ -59,6 +65,10 @@ impl PolicyImpl for Las {
 
     fn preemptive(&self) -> bool {
         true
+    }
+
+    fn drift(&self) -> Drift {
+        Drift::Fixed
     }
 
     fn running_key(&self, job: &Job, p: &Progress, _now: Millis) -> Key {

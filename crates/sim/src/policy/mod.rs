@@ -56,6 +56,23 @@ pub struct Progress {
     pub preemptions: u32,
 }
 
+/// How the keys of running jobs move while they run, which decides how the
+/// engine keeps them in rank order (`docs/simulate.md`, "Complexity").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Drift {
+    /// Unknown: every running job is settled and re-keyed at every pass
+    /// (O(running jobs x log) per pass). The safe default.
+    Unknown,
+    /// A running job's key stays as it was when the job started until the
+    /// time [`PolicyImpl::running_change`] gives (`las`: the queue changes
+    /// only when attained service crosses a threshold).
+    Fixed,
+    /// A running job's key falls by one for every millisecond it runs at full
+    /// rate, the same for every running job (`srtf`: the remaining service),
+    /// so running jobs keep their order among themselves.
+    Service,
+}
+
 /// A queue-ordering policy.
 pub trait PolicyImpl {
     /// The key of a job joining the queue at `now`.
@@ -75,6 +92,11 @@ pub trait PolicyImpl {
     fn running_key(&self, job: &Job, p: &Progress, _now: Millis) -> Key {
         let _ = (job, p);
         unreachable!("only preemptive policies rank running jobs")
+    }
+
+    /// How running keys move (preemptive policies); see [`Drift`].
+    fn drift(&self) -> Drift {
+        Drift::Unknown
     }
 
     /// When a running job's key will change by itself (a pass is held then).

@@ -3,7 +3,7 @@
 //! still need; a running job that falls outside the GPUs the ranking can give
 //! is suspended (and pays the configured checkpoint overhead).
 
-use super::{Key, PolicyImpl, Progress};
+use super::{Drift, Key, PolicyImpl, Progress};
 use crate::job::Job;
 use crate::time::Millis;
 
@@ -20,6 +20,10 @@ impl PolicyImpl for Srtf {
 
     fn preemptive(&self) -> bool {
         true
+    }
+
+    fn drift(&self) -> Drift {
+        Drift::Service
     }
 
     fn running_key(&self, _job: &Job, p: &Progress, _now: Millis) -> Key {

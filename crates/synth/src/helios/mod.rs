@@ -32,6 +32,7 @@ use super::out::{CsvOut, RowShape};
 use super::{Ctx, FileReport};
 use crate::rng::Rng;
 use tracelab_schema::error::{IoContext, Result};
+use tracelab_schema::outfile::{self, Replace};
 use tracelab_schema::raw::helios::{ARCHIVE, CLUSTERS, CLUSTER_LOG, GPU_NUMBER_FILE};
 
 /// Users per cluster at scale 1 (scaled by √s, like the active GPUs).
@@ -64,7 +65,7 @@ fn write_cluster(ctx: &Ctx, dir: &Path, cluster: &str) -> Result<Vec<FileReport>
     let gpu_rel = format!("{cluster}/{GPU_NUMBER_FILE}");
     let gpu_path = dir.join(&gpu_rel);
     std::fs::create_dir_all(dir.join(cluster)).at(dir.join(cluster))?;
-    std::fs::write(&gpu_path, &table.text).at(&gpu_path)?;
+    outfile::write(&gpu_path, table.text.as_bytes(), Replace::Regular)?;
     let gpu_report = FileReport { file: gpu_rel, bytes: table.text.len() as u64, rows: table.caps.len() as u64 };
     let mut rng = Rng::stream(ctx.seed, &format!("helios:{cluster}"));
     let active = vcs::select(&table, ctx.scale, &mut rng);

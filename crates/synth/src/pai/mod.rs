@@ -47,6 +47,7 @@ use super::archive::tar_gz;
 use super::inventory::PAI_MACHINE_SPEC;
 use super::{Ctx, FileReport};
 use tracelab_schema::error::{IoContext, Result};
+use tracelab_schema::outfile::{self, Replace};
 use tracelab_schema::raw::pai as raw;
 use tracelab_schema::raw::RawCsv;
 
@@ -74,7 +75,7 @@ pub fn generate(ctx: &Ctx, dir: &Path) -> Result<Vec<FileReport>> {
 /// Writes a file that is never corrupted (inventory, headers).
 fn write_plain(dir: &Path, name: &str, text: &str) -> Result<FileReport> {
     let path = dir.join(name);
-    std::fs::write(&path, text).at(&path)?;
+    outfile::write(&path, text.as_bytes(), Replace::Regular)?;
     Ok(FileReport { file: name.to_string(), bytes: text.len() as u64, rows: text.lines().count() as u64 })
 }
 

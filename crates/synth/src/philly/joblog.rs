@@ -14,7 +14,6 @@
 //! `yesterday`), `end_before_start` (an attempt's start and end swapped).
 //! The first job is never touched and the file is never truncated.
 
-use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
@@ -24,7 +23,8 @@ use super::plan::Machine;
 use crate::out::Injected;
 use crate::rng::Rng;
 use crate::{Corruption, FileReport};
-use tracelab_schema::error::{IoContext, Result};
+use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::outfile::{OutputFile, Replace};
 use tracelab_schema::raw::philly::JOB_LOG;
 
 /// A fault to apply to one job while writing it.
@@ -39,7 +39,7 @@ enum Fault {
 
 pub fn write(dir: &Path, jobs: &Jobs, fleet: &[Machine], corruption: Option<&Corruption>) -> Result<FileReport> {
     let path = dir.join(JOB_LOG);
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(&path).at(&path)?);
+    let mut w = BufWriter::with_capacity(1 << 20, OutputFile::create(&path, Replace::Regular)?);
     let mut rng = corruption.map(|c| (c, Rng::stream(c.seed, &format!("corrupt:{JOB_LOG}"))));
     let mut text = String::with_capacity(1 << 16);
     let (mut line, mut bytes) = (1u64, 0u64);
@@ -71,11 +71,11 @@ pub fn write(dir: &Path, jobs: &Jobs, fleet: &[Machine], corruption: Option<&Cor
     }
     text.push_str("]\n");
     bytes += flush(&mut w, &mut text, &path)?;
-    w.flush().at(&path)?;
+    w.into_inner().map_err(|e| Error::io(&path, e.into_error()))?.commit()?;
     Ok(FileReport { file: JOB_LOG.to_string(), bytes, rows: jobs.jobs.len() as u64 })
 }
 
-fn flush(w: &mut BufWriter<File>, text: &mut String, path: &Path) -> Result<u64> {
+fn flush(w: &mut BufWriter<OutputFile>, text: &mut String, path: &Path) -> Result<u64> {
     w.write_all(text.as_bytes()).at(path)?;
     let n = text.len() as u64;
     text.clear();

@@ -27,6 +27,7 @@ use std::path::Path;
 use super::{Ctx, FileReport};
 use crate::inventory::PHILLY_MACHINE_LIST;
 use tracelab_schema::error::{IoContext, Result};
+use tracelab_schema::outfile::{self, Replace};
 use tracelab_schema::raw::philly::{ARCHIVE, CPU_UTIL, GPU_UTIL, JOB_LOG, MACHINE_LIST, MEM_UTIL};
 
 pub fn generate(ctx: &Ctx, dir: &Path) -> Result<Vec<FileReport>> {
@@ -47,7 +48,7 @@ pub fn generate(ctx: &Ctx, dir: &Path) -> Result<Vec<FileReport>> {
 /// The real machine list, verbatim (never corrupted: it is inventory).
 fn machine_list(dir: &Path) -> Result<FileReport> {
     let path = dir.join(MACHINE_LIST.file);
-    std::fs::write(&path, PHILLY_MACHINE_LIST).at(&path)?;
+    outfile::write(&path, PHILLY_MACHINE_LIST.as_bytes(), Replace::Regular)?;
     let rows = PHILLY_MACHINE_LIST.lines().count().saturating_sub(1) as u64;
     Ok(FileReport { file: MACHINE_LIST.file.to_string(), bytes: PHILLY_MACHINE_LIST.len() as u64, rows })
 }

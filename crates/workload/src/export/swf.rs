@@ -124,7 +124,8 @@ impl Counts {
 /// builds, with its description; `None` (and why) when the store has none.
 fn machines(store: &Store, req: &Request, sel: &Selected) -> Result<(u64, u64, String), String> {
     let mut types = Interner::default();
-    let c = cluster::from_trace(store, req.trace.trace, req.trace.cluster.as_deref(), sel.origin, &mut types)
+    let limits = tracelab_sim::Limits::default();
+    let c = cluster::from_trace(store, req.trace.trace, req.trace.cluster.as_deref(), sel.origin, &mut types, &limits)
         .map_err(|e| e.to_string())?;
     let nodes = c.partitions.iter().map(|p| p.cluster.nodes().len() as u64).sum();
     Ok((nodes, c.total_gpus(), c.notes.join("; ")))

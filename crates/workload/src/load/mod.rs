@@ -209,6 +209,15 @@ pub(crate) fn candidates(
             continue;
         }
         let name = |v: &Option<String>| v.clone().unwrap_or_default();
+        let gpu_type = match types[i].as_deref().filter(|t| !t.is_empty()) {
+            Some(t) => Some(
+                names
+                    .gpu_types
+                    .gpu_type(t)
+                    .map_err(|e| Error::input(what.to_string(), format!("job {}: {e}", name(&ids[i]))))?,
+            ),
+            None => None,
+        };
         let job = Job {
             id: 0,
             submit: ms(submit[i]).unwrap_or_default(),
@@ -218,7 +227,7 @@ pub(crate) fn candidates(
             user: names.users.id(&name(&users[i])),
             vc: names.vcs.id(&name(&vcs[i])),
             group: names.groups.id(&name(&groups[i])),
-            gpu_type: types[i].as_deref().filter(|t| !t.is_empty()).map(|t| names.gpu_types.id(t) as u16),
+            gpu_type,
         };
         let usage = usage.map_or(Usage::default(), |u| u[i]);
         jobs.push(TraceJob { job_id: name(&ids[i]), job, usage });
