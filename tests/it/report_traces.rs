@@ -98,6 +98,7 @@ fn report_over(traces: &[&str]) {
             "simulation" => &["pai", "helios"],
             "cross-trace" => &["pai", "philly", "helios", "swf"],
             "seed-systems" => &["pai", "philly", "helios"],
+            "gpu-sharing" => &["pai"],
             other => panic!("a built-in spec this test does not know: {other}"),
         };
         let runs = needs.iter().any(|t| traces.contains(t));
