@@ -85,6 +85,12 @@ const HELIOS: &[Target] = &[
     Target("helios.job-size", Keys::All, 0.0),
 ];
 
+/// tests/calibration/acme.py.
+const ACME: &[Target] = &[];
+
+/// tests/calibration/spot.py.
+const SPOT: &[Target] = &[];
+
 /// Helios summary numbers that grow with the trace (helios.py compares
 /// them with the published value x scale).
 const EXTENSIVE: [&str; 6] =
@@ -97,6 +103,8 @@ fn targets(trace: Trace) -> &'static [Target] {
         Trace::Helios => HELIOS,
         // synth makes no SWF logs: nothing is calibrated.
         Trace::Swf => &[],
+        Trace::Acme => ACME,
+        Trace::Spot => SPOT,
     }
 }
 

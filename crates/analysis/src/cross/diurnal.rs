@@ -1,6 +1,7 @@
 //! `cross.diurnal`: diurnal submission profiles across traces, the share of each trace's
 //! submissions in each local hour of day, in the trace's own time zone
-//! (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles; SWF in UTC).
+//! (PAI, Helios, AcmeTrace and Spot Asia/Shanghai, Philly
+//! America/Los_Angeles; SWF in UTC).
 
 use polars::prelude::*;
 
@@ -31,6 +32,7 @@ fn local_hour() -> Result<Expr> {
         .then(hour_in(pai))
         .when(col("trace").eq(lit("swf")))
         .then(hour_in(swf))
+        // Helios, AcmeTrace and Spot: Asia/Shanghai.
         .otherwise(hour_in(helios)))
 }
 
