@@ -11,6 +11,10 @@
 //!   last recorded day at or before the window start (in Helios' local time) (the first day if none);
 //!   each VC is replayed separately and the runs are merged
 //!   ([`crate::merge`]).
+//!   AcmeTrace: each cluster on its own nodes of 8 A100 GPUs, as NSDI'24
+//!   Sec 2 gives them (Seren 286, Kalos 302; the trace has no node list).
+//!   Spot: `node_info_df` grouped by (GPU model, GPUs, CPUs); every job is
+//!   pinned to its GPU model.
 //! - `NxG` (`100x8`): N untyped nodes of G GPUs; GPU-type pins are ignored.
 //! - a TOML file: `[[group]]` tables with `count`, `gpus`, optional `cpus` and
 //!   `gpu_type`. Pins are kept when any group names a GPU type.
@@ -29,7 +33,7 @@ use serde::Deserialize;
 
 use tracelab_analysis::frame;
 use tracelab_schema::error::{Error, Result};
-use tracelab_schema::{helios, pai, philly, Trace};
+use tracelab_schema::{helios, pai, philly, spot, Trace};
 use tracelab_sim::cluster::{MAX_GPUS, MAX_NODES};
 use tracelab_sim::csv::Interner;
 use tracelab_sim::{Cluster, Limits, Millis, NodeGroup, SimError};
@@ -264,7 +268,7 @@ fn read_small(path: &Path) -> Result<String> {
 }
 
 /// `--cluster from-trace`; `origin` (the window start, epoch ms) picks the
-/// Helios day; `clusters` limits Helios to some clusters.
+/// Helios day; `helios_cluster` limits Helios (or AcmeTrace) to one cluster.
 pub fn from_trace(
     store: &Store,
     trace: Trace,
@@ -277,6 +281,8 @@ pub fn from_trace(
         Trace::Pai => pai_machines(store, types, limits),
         Trace::Philly => philly_machines(store, types, limits),
         Trace::Helios => helios_vcs(store, helios_cluster, origin, types, limits),
+        Trace::Acme => acme_clusters(helios_cluster, types, limits),
+        Trace::Spot => spot_nodes(store, types, limits),
         Trace::Swf => Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     }
 }
@@ -434,6 +440,66 @@ fn helios_vcs(
         small.len()
     );
     Ok(SimCluster { partitions: parts, typed: false, notes: vec![note] })
+}
+
+/// AcmeTrace's clusters (NSDI'24 Sec 2: 286 and 302 nodes of 8 A100 GPUs,
+/// 4,704 GPUs), each a partition for the jobs of its VC (the cluster).
+pub const ACME_NODES: [(&str, u32); 2] = [("Seren", 286), ("Kalos", 302)];
+
+fn acme_clusters(only: Option<&str>, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
+    let chosen: Vec<(&str, GroupDesc)> = ACME_NODES
+        .iter()
+        .filter(|(c, _)| only.is_none_or(|o| o == *c))
+        .map(|(name, nodes)| (*name, GroupDesc { count: *nodes, gpus: 8, cpus: None, gpu_type: String::new() }))
+        .collect();
+    // Replayed one by one, their runs merged: the limits hold over both.
+    let source = "--cluster from-trace (AcmeTrace's published node counts)";
+    check_size(chosen.iter().map(|(_, g)| g), limits).map_err(|e| Error::Usage(format!("{source}: {e}")))?;
+    let mut parts = Vec::new();
+    for (name, g) in chosen {
+        parts.push(partition(name, Some(name.to_string()), vec![g], types, limits, source)?);
+    }
+    let note = "AcmeTrace: each cluster replayed on its own nodes of 8 GPUs, Seren 286 and Kalos 302 (NSDI'24 Sec 2; \
+                the trace has no node list)";
+    Ok(SimCluster { partitions: parts, typed: false, notes: vec![note.into()] })
+}
+
+fn spot_nodes(store: &Store, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
+    let lf = store
+        .scan(&spot::NODES)?
+        .group_by([col("gpu_model"), col("gpus"), col("cpus")])
+        .agg([len().alias("n")])
+        .sort(["gpu_model", "gpus", "cpus"], SortMultipleOptions::default());
+    let df = frame::collect(lf, "spot: node groups")?;
+    let (ty, gpus, cpus, n) =
+        (frame::strs(&df, "gpu_model")?, frame::i64s(&df, "gpus")?, frame::i64s(&df, "cpus")?, frame::i64s(&df, "n")?);
+    let mut groups = Vec::new();
+    let mut gpuless = 0;
+    for i in 0..df.height() {
+        let count = count32(n[i].unwrap_or(0));
+        match gpus[i].filter(|g| *g > 0) {
+            Some(g) => groups.push(GroupDesc {
+                count,
+                gpus: count32(g),
+                cpus: cpus[i].map(count32),
+                gpu_type: ty[i].clone().unwrap_or_default(),
+            }),
+            None => gpuless += count,
+        }
+    }
+    if groups.is_empty() {
+        return Err(no_gpu_nodes("spot/nodes.parquet (is node_info_df.csv beside job_info_df.csv?)"));
+    }
+    let file = "spot/nodes.parquet";
+    check_trace(file, &groups, limits)?;
+    let p = partition("spot", None, groups, types, limits, &format!("--cluster from-trace ({file})"))?;
+    let note = format!(
+        "spot node_info_df: {} nodes, {} GPUs of {} models ({gpuless} without GPUs dropped); every job is pinned to its gpu_model",
+        p.cluster.nodes().len(),
+        p.cluster.total_gpus(),
+        p.groups.iter().map(|g| g.gpu_type.as_str()).collect::<std::collections::BTreeSet<_>>().len()
+    );
+    Ok(SimCluster { partitions: vec![p], typed: true, notes: vec![note] })
 }
 
 /// A trace whose machine table yields no GPU node.
