@@ -52,9 +52,10 @@ impl Analyze for Diurnal {
 
     fn definition(p: &ViewParams) -> String {
         format!(
-            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios submit_time, SWF \
-             UnixStartTime + Submit Time), converted from UTC to each trace's local zone (PAI and Helios \
-             Asia/Shanghai, Philly America/Los_Angeles; SWF logs stay in UTC, their own zones are in swf_headers), \
+            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios and AcmeTrace submit_time, \
+             SWF UnixStartTime + Submit Time, Spot 2024-03-01 00:00 Asia/Shanghai + submit_time seconds), converted \
+             from UTC to each trace's local zone (PAI, Helios, AcmeTrace and Spot Asia/Shanghai, Philly \
+             America/Los_Angeles; SWF logs stay in UTC, their own zones are in swf_headers), \
              hour of day 0-23; y = submissions in that hour / all submissions of the series, in %. {}",
             jobs_note(p.jobs)
         )
