@@ -31,9 +31,8 @@ impl Columns {
                 ),
             )
         };
-        if let Some(extra) = names.iter().find(|n| !expected.contains(&n.as_str())) {
-            return Err(layout(format!("unknown column `{}`", short(extra))));
-        }
+        // A missing column first: a renamed one (`wait` for `queue`) is
+        // then reported by the name the user must supply.
         let mut at = Vec::with_capacity(expected.len());
         for want in expected {
             let found: Vec<usize> = (0..names.len()).filter(|&i| names[i] == *want).collect();
@@ -42,6 +41,9 @@ impl Columns {
                 [] => return Err(layout(format!("no column `{want}`"))),
                 _ => return Err(layout(format!("column `{want}` twice"))),
             }
+        }
+        if let Some(extra) = names.iter().find(|n| !expected.contains(&n.as_str())) {
+            return Err(layout(format!("unknown column `{}`", short(extra))));
         }
         Ok(Columns { names, at })
     }
@@ -76,6 +78,7 @@ mod tests {
         assert!(err("a,b").contains("no column `c`"), "{}", err("a,b"));
         assert!(err("a,b,c,d").contains("unknown column `d`"));
         assert!(err("a,b,c,a").contains("column `a` twice"));
+        assert!(err("a,d,c").contains("no column `b`"), "a renamed column is named by what is missing");
         assert!(err("a,b").starts_with("f.csv: unknown layout"));
     }
 }
