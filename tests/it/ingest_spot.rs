@@ -11,27 +11,6 @@ use polars::prelude::*;
 
 use crate::common::*;
 
-fn strs(df: &DataFrame, c: &str) -> Vec<Option<String>> {
-    let ca = df.column(c).unwrap().str().unwrap().clone();
-    (0..ca.len()).map(|i| ca.get(i).map(str::to_string)).collect()
-}
-
-fn f64s(df: &DataFrame, c: &str) -> Vec<Option<f64>> {
-    let col = df.column(c).unwrap().as_materialized_series().cast(&DataType::Float64).unwrap();
-    let ca = col.f64().unwrap();
-    (0..ca.len()).map(|i| ca.get(i)).collect()
-}
-
-fn i64s(df: &DataFrame, c: &str) -> Vec<Option<i64>> {
-    let col = df.column(c).unwrap().as_materialized_series().cast(&DataType::Int64).unwrap();
-    let ca = col.i64().unwrap();
-    (0..ca.len()).map(|i| ca.get(i)).collect()
-}
-
-fn text(v: &[&str]) -> Vec<Option<String>> {
-    v.iter().map(|s| Some(s.to_string())).collect()
-}
-
 /// 2024-03-01 00:00 +08:00 = 2024-02-29 16:00 UTC, in microseconds.
 const ORIGIN_US: i64 = 1_709_222_400_000_000;
 

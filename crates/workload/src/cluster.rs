@@ -297,21 +297,16 @@ fn check_trace(file: &str, groups: &[GroupDesc], limits: &Limits) -> Result<()> 
     check_size(groups.iter(), limits).map_err(|e| Error::Usage(format!("--cluster from-trace ({file}): {e}")))
 }
 
-fn pai_machines(store: &Store, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
-    let lf = store
-        .scan(&pai::MACHINE_SPEC)?
-        .group_by([col("gpu_type"), col("cap_gpu"), col("cap_cpu")])
-        .agg([len().alias("n")])
-        .sort(["gpu_type", "cap_gpu", "cap_cpu"], SortMultipleOptions::default());
-    let df = frame::collect(lf, "pai: machine groups")?;
-    let (ty, gpus, cpus, n) = (
-        frame::strs(&df, "gpu_type")?,
-        frame::i64s(&df, "cap_gpu")?,
-        frame::i64s(&df, "cap_cpu")?,
-        frame::i64s(&df, "n")?,
-    );
+/// A machine table's nodes grouped by (GPU type, GPUs, CPUs), the columns
+/// named by `cols` in that order: the groups with GPUs, and how many nodes
+/// have none (left out of the cluster).
+fn typed_groups(lf: LazyFrame, cols: [&str; 3], what: &str) -> Result<(Vec<GroupDesc>, u64)> {
+    let lf = lf.group_by(cols.map(col)).agg([len().alias("n")]).sort(cols, SortMultipleOptions::default());
+    let df = frame::collect(lf, what)?;
+    let (ty, gpus, cpus, n) =
+        (frame::strs(&df, cols[0])?, frame::i64s(&df, cols[1])?, frame::i64s(&df, cols[2])?, frame::i64s(&df, "n")?);
     let mut groups = Vec::new();
-    let mut cpu_only = 0;
+    let mut gpuless = 0;
     for i in 0..df.height() {
         let count = count32(n[i].unwrap_or(0));
         match gpus[i].filter(|g| *g > 0) {
@@ -321,9 +316,15 @@ fn pai_machines(store: &Store, types: &mut Interner, limits: &Limits) -> Result<
                 cpus: cpus[i].map(count32),
                 gpu_type: ty[i].clone().unwrap_or_default(),
             }),
-            None => cpu_only += count as u64,
+            None => gpuless += count as u64,
         }
     }
+    Ok((groups, gpuless))
+}
+
+fn pai_machines(store: &Store, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
+    let (groups, cpu_only) =
+        typed_groups(store.scan(&pai::MACHINE_SPEC)?, ["gpu_type", "cap_gpu", "cap_cpu"], "pai: machine groups")?;
     if groups.is_empty() {
         return Err(no_gpu_nodes("pai/machine_spec.parquet"));
     }
@@ -465,28 +466,8 @@ fn acme_clusters(only: Option<&str>, types: &mut Interner, limits: &Limits) -> R
 }
 
 fn spot_nodes(store: &Store, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
-    let lf = store
-        .scan(&spot::NODES)?
-        .group_by([col("gpu_model"), col("gpus"), col("cpus")])
-        .agg([len().alias("n")])
-        .sort(["gpu_model", "gpus", "cpus"], SortMultipleOptions::default());
-    let df = frame::collect(lf, "spot: node groups")?;
-    let (ty, gpus, cpus, n) =
-        (frame::strs(&df, "gpu_model")?, frame::i64s(&df, "gpus")?, frame::i64s(&df, "cpus")?, frame::i64s(&df, "n")?);
-    let mut groups = Vec::new();
-    let mut gpuless = 0;
-    for i in 0..df.height() {
-        let count = count32(n[i].unwrap_or(0));
-        match gpus[i].filter(|g| *g > 0) {
-            Some(g) => groups.push(GroupDesc {
-                count,
-                gpus: count32(g),
-                cpus: cpus[i].map(count32),
-                gpu_type: ty[i].clone().unwrap_or_default(),
-            }),
-            None => gpuless += count,
-        }
-    }
+    let (groups, gpuless) =
+        typed_groups(store.scan(&spot::NODES)?, ["gpu_model", "gpus", "cpus"], "spot: node groups")?;
     if groups.is_empty() {
         return Err(no_gpu_nodes("spot/nodes.parquet (is node_info_df.csv beside job_info_df.csv?)"));
     }
