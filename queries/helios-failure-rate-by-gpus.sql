@@ -4,13 +4,9 @@
 -- tables: helios_jobs
 -- param: cluster all|Earth|Saturn|Uranus|Venus = all: one cluster, or all of them
 -- note: FAILED, TIMEOUT and NODE_FAIL count as failed (as upstream); CANCELLED as killed.
--- engine: streaming
 
 -- Jobs are counted per (GPU count, state) first, so the state names are
--- compared once per pair instead of three times per job; only counts are
--- summed, exact in any order, so the streaming engine prints the same bytes
--- on every run. At full scale about 40 % less CPU than one GROUP BY gpus
--- with a CASE per job on the in-memory engine.
+-- compared once per pair instead of three times per job.
 WITH per_state AS (
     SELECT gpus, state, COUNT(*) AS jobs
     FROM helios_jobs

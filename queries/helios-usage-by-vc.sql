@@ -3,21 +3,14 @@
 --   how many users, and how many GPU-hours (GPUs x duration)?
 -- tables: helios_jobs
 -- param: cluster all|Earth|Saturn|Uranus|Venus = all: one cluster, or all of them
--- engine: streaming
 
 -- Two steps: one row per (cluster, VC, user) first, then per (cluster, VC).
 -- Counting users is then counting rows, and the per-job CASE and product
--- are summed once per user instead of per VC. At full scale this takes
--- about a third less CPU and wall time than one GROUP BY with
--- COUNT(DISTINCT "user") on the in-memory engine.
--- The same bytes on every run, although the streaming engine's threads
--- take the rows in a different order each time: GPU-time is summed in whole
+-- are summed once per user instead of per VC. GPU-time is summed in whole
 -- milliseconds (Helios records whole seconds, so nothing is rounded away; a
--- finer duration would be rounded to the millisecond), and integer sums are
--- exact in any order. The hours are the milliseconds times 1 / 3,600,000
--- rather than divided by 3,600,000: Polars divides a column by a constant
--- either exactly or as a product with the reciprocal, depending on how the
--- rows arrive in pieces, and the two can differ in the last bit.
+-- finer duration would be rounded to the millisecond): integer sums are
+-- exact in any order, so every engine that runs this file (DuckDB and Spark
+-- on many threads) gives the same hours to the last bit.
 WITH per_user AS (
     SELECT
         cluster,
@@ -36,7 +29,7 @@ SELECT
     SUM(jobs) AS jobs,
     SUM(gpu_jobs) AS gpu_jobs,
     COUNT("user") AS users,
-    SUM(gpu_ms) * (1 / 3600000.0) AS gpu_hours
+    CAST(SUM(gpu_ms) AS DOUBLE) / 3.6e6 AS gpu_hours
 FROM per_user
 GROUP BY cluster, vc
 ORDER BY cluster, gpu_hours DESC NULLS LAST, vc

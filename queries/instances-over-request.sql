@@ -5,16 +5,12 @@
 -- tables: pai_sensors, pai_tasks
 -- param: resource gpu|cpu|mem = gpu: which resource to compare
 -- param: top int = 20: how many instances to list
--- engine: streaming
 
 -- Each resource is its own branch, gated by the parameter: only the chosen
 -- branch's columns are read and carried through the join (a CASE on the
 -- parameter after the join read all three of both tables and carried them
 -- through it: 0.3 GB more for gpu at full scale).
--- Streaming: a join, filters and a sort on (ratio, job, task, worker), which
--- orders every row, and no aggregation, so the rows do not depend on the
--- order the engine reads them in; at full scale the join then needs about
--- half the memory (0.8 instead of 1.5 GB) and a third less CPU.
+-- The final sort on (ratio, job, task, worker) orders every row.
 WITH requested AS (
     SELECT job_name, task_name, plan_gpu_pct AS requested
     FROM pai_tasks WHERE $resource = 'gpu' AND plan_gpu_pct > 0

@@ -4,15 +4,10 @@
 --   status is the unified one (completed, failed, killed, running, unknown).
 -- tables: jobs
 -- param: trace all|pai|philly|helios|swf = all: one trace, or each of them
--- engine: streaming
 
 -- Jobs are counted per (trace, GPU bin, status) first, so the status names
 -- are compared once per group instead of three times per job, and the bin is
--- labelled after the GROUP BY, one string per group instead of one per job
--- (at full scale about a tenth less CPU than counting the three statuses per
--- job, itself about 40 % less than grouping by the label). Only counts are
--- summed, exact in any order, so the streaming engine prints the same bytes
--- on every run; it takes about half the CPU of the in-memory one here.
+-- labelled after the GROUP BY, one string per group instead of one per job.
 WITH per_status AS (
     SELECT
         trace,

@@ -4,14 +4,12 @@
 -- tables: jobs
 -- param: trace philly|helios = philly: the trace (the unified group is the VC for both)
 -- param: min_jobs int = 5: leave out VCs with fewer jobs that started
--- note: quantile_cont(x, q) is the DuckDB and Polars spelling; Spark and DataFusion
---   write percentile_cont(q) WITHIN GROUP (ORDER BY x) (see queries/README.md).
 SELECT
     "group" AS vc,
     COUNT(queue_s) AS started_jobs,
-    quantile_cont(queue_s, 0.5) AS p50_queue_s,
-    quantile_cont(queue_s, 0.9) AS p90_queue_s,
-    quantile_cont(queue_s, 0.99) AS p99_queue_s,
+    percentile_cont(0.5) WITHIN GROUP (ORDER BY queue_s) AS p50_queue_s,
+    percentile_cont(0.9) WITHIN GROUP (ORDER BY queue_s) AS p90_queue_s,
+    percentile_cont(0.99) WITHIN GROUP (ORDER BY queue_s) AS p99_queue_s,
     AVG(queue_s) AS mean_queue_s
 FROM jobs
 WHERE trace = $trace AND queue_s IS NOT NULL

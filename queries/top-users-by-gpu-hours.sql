@@ -5,17 +5,15 @@
 -- param: trace pai|philly|helios = helios: the trace whose users are ranked
 -- param: top int = 10: how many users to list
 -- note: PAI requests may be fractional GPUs (GPU sharing); Philly run time spans retries.
--- engine: streaming
 
--- The same bytes on every run, although the streaming engine's threads take
--- the rows in a different order each time: every sum is of whole numbers,
--- exact in any order. GPUs are counted in hundredths (PAI requests whole
+-- Every sum is of whole numbers, exact in any order, so every engine that
+-- runs this file (DuckDB and Spark on many threads) gives the same hours to
+-- the last bit. GPUs are counted in hundredths (PAI requests whole
 -- percents of a GPU, Philly and Helios whole GPUs) and run time in whole
 -- milliseconds (the traces record whole seconds), so nothing is rounded away
 -- until the hours and the mean are computed from the exact totals. A finer
 -- request or duration would be rounded to those units; a 64-bit total holds
--- about 2.9 million GPU-years of them. Hours are the units times
--- 1 / 360,000,000 rather than divided by it (queries/README.md says why).
+-- about 2.9 million GPU-years of them.
 WITH units AS (
     SELECT
         "user",
@@ -40,8 +38,8 @@ SELECT
     "user",
     jobs,
     gpu_jobs,
-    centi_gpu_ms * (1 / 360000000.0) AS gpu_hours,
-    centi_gpus * (1 / 100.0) / NULLIF(requests, 0) AS mean_gpus
+    CAST(centi_gpu_ms AS DOUBLE) / 3.6e8 AS gpu_hours,
+    CAST(centi_gpus AS DOUBLE) / 100 / NULLIF(requests, 0) AS mean_gpus
 FROM per_user
 ORDER BY gpu_hours DESC NULLS LAST, jobs DESC, "user"
 LIMIT $top

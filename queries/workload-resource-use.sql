@@ -8,7 +8,7 @@ SELECT
     COUNT(DISTINCT g.inst_id) AS jobs,
     COUNT(*) AS instances,
     AVG(s.gpu_wrk_util_pct) AS avg_gpu_pct,
-    quantile_cont(s.gpu_wrk_util_pct, 0.9) AS p90_gpu_pct,
+    percentile_cont(0.9) WITHIN GROUP (ORDER BY s.gpu_wrk_util_pct) AS p90_gpu_pct,
     AVG(s.cpu_usage_pct) AS avg_cpu_pct,
     AVG(s.avg_mem_gib) AS avg_mem_gib,
     AVG(s.avg_gpu_wrk_mem_gib) AS avg_gpu_mem_gib,

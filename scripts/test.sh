@@ -15,6 +15,10 @@
 # - Chromium, for the report's browser test (tests/browser/check_report.py):
 #   the Debian package `chromium`, installed with apt-get when missing (via
 #   sudo when not root).
+# - Java 17 or later, for Spark SQL in local mode (the named queries' Spark
+#   check, tests/crosscheck/check_spark.py; PySpark itself is in
+#   tests/requirements.txt): the Debian package `openjdk-17-jre-headless`,
+#   installed the same way when missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,6 +82,16 @@ if ! has_browser; then
     say "Chromium not found; installing the Debian package chromium"
     apt_install chromium && has_browser ||
         die "Chromium is needed by the report's browser test: install the Debian package chromium (or put chromium, chromium-browser or google-chrome on PATH) and run again"
+fi
+
+# ---- Java, for Spark
+has_java() {
+    command -v java >/dev/null 2>&1 && java -version 2>&1 | grep -Eq 'version "(1[7-9]|[2-9][0-9])'
+}
+if ! has_java; then
+    say "Java 17 or later not found; installing the Debian package openjdk-17-jre-headless"
+    apt_install openjdk-17-jre-headless && has_java ||
+        die "Java 17 or later is needed by the Spark check of the named queries: install it (Debian: openjdk-17-jre-headless) and run again"
 fi
 
 # ---- No import cycle between the modules of a crate (docs/architecture.md);

@@ -2,7 +2,7 @@
 //! resolved once (an explicit `--format`; else from `-o`'s extension,
 //! refusing one it does not know; else a table on a terminal and CSV when
 //! piped), and the writers of `tracelab_present` behind it. Parquet goes
-//! through `tracelab_query::output` (the binary's only Polars writer). A
+//! through `tracelab_query::output` (arrow-rs' Parquet writer). A
 //! file is written whole through `tracelab_schema::outfile` (a temporary
 //! file renamed into place; links, folders and devices refused).
 
@@ -149,8 +149,7 @@ impl Sink {
     pub fn table(&self, t: &Table, digits: usize, row_count: bool) -> anyhow::Result<()> {
         let text = match self.format {
             Format::Parquet => {
-                let mut df = tracelab_query::output::frame(t)?;
-                let bytes = tracelab_query::output::parquet_bytes(&mut df)?;
+                let bytes = tracelab_query::output::parquet_bytes(t)?;
                 return match self.to.as_deref() {
                     Some(path) => Ok(outfile::write(path, &bytes, Replace::Regular)?),
                     // resolve() allows this only when stdout is not a terminal (`-o -`).

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use tracelab_query::{catalog, output, params, Engine, NamedQuery};
+use tracelab_query::{catalog, limits, params, Engine, Limits, NamedQuery};
 use tracelab_schema::error::Error;
 use tracelab_store::Store;
 
@@ -22,17 +22,23 @@ const TABLE_DIGITS: usize = 6;
 /// Run SQL over the store: ad hoc, from a file, or a named query.
 ///
 /// QUERY is SQL text or the name of a named query (`--list` shows them).
-/// Tables are registered under stable names (`tracelab tables` lists them:
-/// pai_instances, philly_attempts, helios_jobs, the unified jobs, ...) as
-/// lazy Parquet scans, so a query reads only the columns it needs.
-/// Queries are read-only: the statement is parsed as the engine parses it
-/// and must be one SELECT / WITH ... SELECT that reads only the store's
-/// tables, its CTEs and subqueries; other statements, table functions
-/// (read_parquet, read_csv, ...) and qualified names are refused. Quote
-/// the columns "user" and "group", which are SQL keywords. SQL the engine
-/// would answer wrongly is refused too, with the form that works: a
-/// window function beside GROUP BY, IS NOT TRUE, SUM(1), LOG(a, b)
-/// (queries/README.md lists what differs from DuckDB and PostgreSQL).
+/// The engine is Apache DataFusion with PostgreSQL's semantics where
+/// engines differ: integer division (a note on stderr says where), NULLs
+/// sorting last ascending and first descending, exact percentile_cont,
+/// rounding casts to integers (queries/README.md lists the few remaining
+/// differences). Tables have stable names (`tracelab tables` lists them:
+/// pai_instances, philly_attempts, helios_jobs, the unified jobs, ...) and
+/// are read as Parquet scans, so a query reads only the columns and row
+/// groups it needs. Queries are read-only: one SELECT / WITH ... SELECT
+/// that reads only the store's tables, its CTEs and subqueries; other
+/// statements, table functions (read_parquet, read_csv, ...) and
+/// qualified names are refused. Quote the columns "user" and "group",
+/// which are SQL keywords.
+///
+/// Ceilings: a query text of at most 1 MiB and 1,000 levels of nested
+/// expression; a text value built by a string function (lpad, repeat,
+/// concat, ...) of at most 16 MiB; and --memory-limit for the rows a sort,
+/// grouping or join holds, past which it spills to temporary files.
 ///
 /// Output: a table on a terminal, csv when piped (or from the extension
 /// of -o); floats are rounded to 12 significant digits (6 in the table),
@@ -68,6 +74,11 @@ pub struct Args {
     /// Print the SQL that would run (parameters substituted) and stop.
     #[arg(long)]
     sql: bool,
+    /// Memory for the rows sorts, groupings and joins hold (e.g. 2GiB,
+    /// 512MiB); past it they spill to temporary files [default: half the
+    /// machine's memory]
+    #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes)]
+    memory_limit: Option<u64>,
     /// The store to query [default: the bundled data-samples/ store,
     /// ingested on first use].
     #[arg(long, value_name = "STORE")]
@@ -89,9 +100,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let store = super::store::resolve(args.store.as_ref())?;
     require_tables(&query, &store)?;
-    let mut engine = Engine::new(&store)?;
-    let df = engine.run(&query.source, &sql, query.execution)?;
-    sink.table(&output::table(&df), TABLE_DIGITS, true)?;
+    let mut limits = Limits::default();
+    if let Some(bytes) = args.memory_limit {
+        limits.memory_limit = bytes;
+    }
+    let answer = Engine::new(&store)?.with_limits(limits).run(&query.source, &sql)?;
+    for note in &answer.notes {
+        super::progress::note(note);
+    }
+    sink.table(&answer.table(), TABLE_DIGITS, true)?;
     Ok(0)
 }
 

@@ -8,8 +8,10 @@ RESULTS_DIR/<case>.csv is `tracelab query <query> --param ... --format csv` for 
 
 DuckDB side, written from the store layout in docs/schema.md and the header grammar in
 queries/README.md, not from tracelab's code: one view per table over its Parquet file, the
-session time zone set to UTC (timestamps are UTC instants), each `.sql` file run as it is with
-its `$parameters` bound as DuckDB named parameters (header defaults, overridden per case).
+session set up to answer as PostgreSQL does where DuckDB's defaults differ (time zone UTC, since
+timestamps are UTC instants; NULLs last ascending and first descending; `/` between integers an
+integer division), each `.sql` file run as it is with its `$parameters` bound as DuckDB named
+parameters (header defaults, overridden per case).
 
 Compared: column names, row count, then cell by cell: numbers within a relative tolerance of
 1e-9, text exactly, timestamps as instants, null = empty field. Rows are compared in order when
@@ -43,6 +45,8 @@ TOL = 1e-9
 def connect(store):
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET default_null_order = 'nulls_last_on_asc_first_on_desc'")
+    con.execute("SET integer_division = true")
     for name, rel in TABLES.items():
         path = store / f"{rel}.parquet"
         if path.exists():

@@ -21,6 +21,7 @@ mod ingest_swf;
 mod malformed;
 mod output_files;
 mod query;
+mod query_semantics;
 mod report;
 mod report_files;
 mod report_folder;

@@ -11,8 +11,7 @@
 //! -- tables: jobs                               (the tables it reads)
 //! -- param: trace pai|philly|helios = helios: the trace to rank users of
 //! -- param: top int = 10: how many users
-//! -- note: anything else a reader should know (engine spellings, caveats)
-//! -- engine: streaming                          (optional; see [`Execution`])
+//! -- note: anything else a reader should know (caveats)
 //! ```
 //!
 //! A parameter's kind is `int`, `float`, `text` or a `|`-separated list of
@@ -55,43 +54,8 @@ pub struct NamedQuery {
     pub tables: Vec<String>,
     pub params: Vec<Param>,
     pub note: String,
-    /// Which Polars engine runs it (`-- engine:`; in-memory when absent).
-    pub execution: Execution,
     /// The whole file, header included (comments are valid SQL).
     pub sql: String,
-}
-
-/// How a query is executed: Polars' in-memory engine (the default) or its
-/// streaming engine (`-- engine: streaming`).
-///
-/// The streaming engine reads Parquet in morsels that the threads take as
-/// they free up, so the rows meet the operators in an order that varies
-/// from run to run. That is harmless for joins, filters and a sort that
-/// orders every row, and it roughly halves the memory of a join over the
-/// sensor table; but a floating-point SUM or AVG then adds in a different
-/// order each run, and the last bits of the result move (measured: six
-/// runs of a per-machine SUM over `pai_instances` gave six different
-/// results, where the in-memory engine gave one). Output must be the same
-/// on every run, so the default stays in-memory and a query opts in only
-/// when its author vouches for both conditions: no floating-point
-/// aggregation, and a final ORDER BY that fixes the order of every row.
-/// `tests/it/query.rs` holds each opted-in bundled query to that, run
-/// after run, against the in-memory engine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Execution {
-    #[default]
-    InMemory,
-    Streaming,
-}
-
-impl Execution {
-    fn parse(value: &str) -> std::result::Result<Execution, String> {
-        match value {
-            "in-memory" => Ok(Execution::InMemory),
-            "streaming" => Ok(Execution::Streaming),
-            other => Err(format!("engine `{other}`: expected `in-memory` or `streaming`")),
-        }
-    }
 }
 
 /// A declared parameter.
@@ -181,7 +145,7 @@ pub fn bundled() -> Result<Vec<NamedQuery>> {
 }
 
 /// The keys of a query file's header (`-- key: value` lines at the top).
-const HEADER_KEYS: &[&str] = &["name", "question", "tables", "param", "note", "engine"];
+const HEADER_KEYS: &[&str] = &["name", "question", "tables", "param", "note"];
 
 /// The bundled query called `name`, if any.
 pub fn find(name: &str) -> Result<Option<NamedQuery>> {
@@ -192,7 +156,7 @@ impl NamedQuery {
     /// Parses a query file; `stem` is its file name without `.sql`. A file
     /// without a header is a query without parameters. In the leading
     /// comment lines, a line that starts with a header key (`-- name:`,
-    /// `question:`, `tables:`, `param:`, `note:`, `engine:`) is a field and
+    /// `question:`, `tables:`, `param:`, `note:`) is a field and
     /// an indented one continues it; any other comment is a comment, so an
     /// ad hoc file may start with `-- jobs per VC` or `-- TODO: ...`.
     pub fn parse(source: &str, stem: &str, text: &str) -> Result<NamedQuery> {
@@ -203,7 +167,6 @@ impl NamedQuery {
             tables: Vec::new(),
             params: Vec::new(),
             note: String::new(),
-            execution: Execution::default(),
             sql: text.to_string(),
         };
         let bad = |line: usize, what: String| Error::input(source, format!("header line {line}: {what}"));
@@ -245,7 +208,6 @@ impl NamedQuery {
                 self.tables = value.split(',').map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).collect()
             }
             "param" => self.params.push(parse_param(value)?),
-            "engine" => self.execution = Execution::parse(value)?,
             _ => unreachable!("parse passes only HEADER_KEYS"),
         }
         Ok(())
@@ -312,18 +274,12 @@ mod tests {
         assert!(err.to_string().contains("header line 2: default of `top`"), "{err}");
     }
 
+    /// `-- engine:` chose a Polars engine before DataFusion; it is an
+    /// ordinary comment now, so an old file still runs.
     #[test]
-    fn the_engine_is_in_memory_unless_the_header_asks_for_streaming() {
-        assert_eq!(NamedQuery::parse("q.sql", "q", HEADER).unwrap().execution, Execution::InMemory);
-        let streaming = NamedQuery::parse("q.sql", "q", "-- name: q\n-- engine: streaming\nSELECT 1").unwrap();
-        assert_eq!(streaming.execution, Execution::Streaming);
-        let explicit = NamedQuery::parse("q.sql", "q", "-- engine: in-memory\nSELECT 1").unwrap();
-        assert_eq!(explicit.execution, Execution::InMemory);
-        let err = NamedQuery::parse("q.sql", "q", "-- name: q\n-- engine: gpu\nSELECT 1").unwrap_err();
-        assert!(
-            err.to_string().contains("q.sql: header line 2: engine `gpu`: expected `in-memory` or `streaming`"),
-            "{err}"
-        );
+    fn an_engine_line_is_a_comment() {
+        let q = NamedQuery::parse("q.sql", "q", "-- name: q\n-- engine: streaming\nSELECT 1").unwrap();
+        assert_eq!((q.name.as_str(), q.note.as_str()), ("q", ""));
     }
 
     #[test]
@@ -379,9 +335,12 @@ mod tests {
         let known: Vec<&str> = tracelab_schema::all_tables().iter().map(|t| t.sql_name()).collect();
         for q in bundled().unwrap() {
             let sql = super::super::params::bind(&q, &Default::default()).unwrap();
-            let mut read: Vec<String> = polars::sql::extract_table_identifiers(&sql, false, true)
-                .unwrap()
-                .into_iter()
+            let tables = crate::every_schema_table();
+            let checked = crate::guard::check(&sql, &tables).unwrap_or_else(|e| panic!("{}: {e}", q.name));
+            let mut read: Vec<String> = checked
+                .reads
+                .iter()
+                .map(|t| t.table.sql_name().to_string())
                 .filter(|t| known.contains(&t.as_str()))
                 .collect();
             let mut declared = q.tables.clone();

@@ -1,56 +1,74 @@
 //! Read-only enforcement on the parsed statement: a query may read only the
-//! store's registered tables (and its own CTEs and subqueries).
+//! store's tables (and its own CTEs and subqueries).
 //!
-//! Polars' SQL engine never writes files, but it executes a few statements
-//! that are not queries (CREATE TABLE, DROP TABLE, DELETE, TRUNCATE act on
-//! its catalog; EXPLAIN and SHOW run too) and table functions that read any
-//! file on disk (`read_csv`, `read_parquet`, `read_ipc`, `read_json`, found
-//! by the first part of the name, unquoted and lowercased). A check of the
-//! text's tokens misses spellings the parser accepts (`"read_csv"(...)`,
-//! backquotes, `read_csv.x(...)`, `/*! ... */`, `$$...$$` strings), so this
-//! parses the text exactly as polars-sql 0.55.2 does in
-//! `SQLContext::execute` (the same sqlparser version, `GenericDialect`,
-//! trailing commas allowed) and walks every node of the statement with
-//! sqlparser's visitor, which reaches every query, table factor and
-//! expression (subqueries in WHERE, SELECT, JOIN, UNION, CTEs):
+//! DataFusion plans statements that are not queries (CREATE EXTERNAL TABLE
+//! reads any file, COPY writes one, CREATE VIEW, SET, EXPLAIN), and other
+//! engines' file readers (`read_csv`, `read_parquet`, ...) are one function
+//! registration away. A check of the text's tokens misses spellings the
+//! parser accepts (`"read_csv"(...)`, backquotes, `read_csv.x(...)`, `/*!
+//! ... */`, `$$...$$` strings), so this parses the text once, with
+//! DataFusion's own parser and dialect (the statement checked here is the
+//! statement the engine plans: `session` plans this parsed statement, not
+//! the text) in PostgreSQL's dialect, and walks every node with sqlparser's visitor, which reaches
+//! every query, table factor and expression (subqueries in WHERE, SELECT,
+//! JOIN, UNION, CTEs):
 //!
 //! - exactly one statement, and it is a query (`SELECT`, `WITH`, `VALUES`,
 //!   set operations); no statement inside it and no `SELECT ... INTO`;
 //! - every table factor is a plain name (one part, no arguments) that is a
-//!   registered table or a CTE in scope, a subquery, a nested join or an
+//!   table of the store or a CTE in scope, a subquery, a nested join or an
 //!   `UNNEST` of values; anything else (table functions, `TABLE(...)`,
 //!   `LATERAL f(...)`, PIVOT, JSON_TABLE, ...) is refused;
-//! - no CTE takes the name of a registered table (Polars would read the
-//!   table where SQL reads the CTE);
 //! - every function called in an expression has a one-part name that is not
-//!   a file-reading function (scalar functions are fine).
+//!   a file-reading function (scalar functions are fine);
+//! - no `EXCEPT ALL` or `INTERSECT ALL`, which DataFusion 55 answers as if
+//!   they kept every copy of a row that matches (INTERSECT) or none of them
+//!   (EXCEPT), where SQL counts copies;
+//! - no RIGHT or FULL join with USING or NATURAL: there SQL's joined column
+//!   is the COALESCE of the two tables' keys, and DataFusion 55 gives the
+//!   left table's, NULL on every row only the right table has (a silently
+//!   wrong answer, refused with the form that works).
+//!
+//! This is the first wall; the second is the session itself, which has no
+//! table functions, refuses DDL, DML and other statements in the plan
+//! (`SQLOptions`), and has no catalog but the store's tables.
 
 use std::ops::ControlFlow;
 
-use sqlparser::ast::{
-    Expr, Function, FunctionArguments, ObjectName, ObjectNamePart, Query, Select, SetExpr, Spanned, Statement,
-    TableFactor, Visit, Visitor,
+use datafusion::sql::parser::{DFParserBuilder, Statement as DFStatement};
+use datafusion::sql::sqlparser::ast::{
+    Expr, Function, FunctionArguments, Join, JoinConstraint, JoinOperator, ObjectName, ObjectNamePart, Query, Select,
+    SetExpr, SetOperator, SetQuantifier, Spanned, Statement, TableFactor, TableWithJoins, Visit, Visitor,
 };
-use sqlparser::dialect::GenericDialect;
-use sqlparser::parser::{Parser, ParserError, ParserOptions};
-use sqlparser::tokenizer::Span as SqlSpan;
+use datafusion::sql::sqlparser::dialect::PostgreSqlDialect;
+use datafusion::sql::sqlparser::tokenizer::Span as SqlSpan;
 
 use super::diagnose;
 use super::lex;
 use super::QueryError;
 use tracelab_store::StoredTable;
 
-/// Functions that read files named in the query: Polars' table functions
-/// (`PolarsTableFunctions`), DuckDB's, and anything spelled `read_*` or
-/// `scan_*`. Refused anywhere, also where Polars would not call them.
-const FILE_FUNCTIONS: &[&str] = &["parquet_scan", "csv_scan", "glob", "sniff_csv", "query_table"];
+/// Functions that read files named in the query in other engines (DuckDB,
+/// Polars, datafusion-cli), and anything spelled `read_*` or `scan_*`.
+/// Refused anywhere, although tracelab's session has none of them.
+const FILE_FUNCTIONS: &[&str] =
+    &["parquet_scan", "csv_scan", "glob", "sniff_csv", "query_table", "parquet_metadata", "metadata_cache"];
 
-/// Parses `sql` exactly as polars-sql 0.55.2's `SQLContext::execute` does.
-pub(crate) fn parse(sql: &str) -> Result<Vec<Statement>, ParserError> {
-    Parser::new(&GenericDialect)
-        .with_options(ParserOptions { trailing_commas: true, ..Default::default() })
-        .try_with_sql(sql)?
-        .parse_statements()
+/// How deeply the parser may nest (parentheses, subqueries): DataFusion's
+/// default, which it refuses past with an error rather than recursing on.
+const PARSER_RECURSION_LIMIT: usize = 50;
+
+/// Parses `sql` with DataFusion's SQL front end in PostgreSQL's dialect.
+/// (DataFusion's default, the generic dialect, allows a trailing comma in
+/// the SELECT list, so `SELECT state, cluster FROM ...` ended the list at
+/// the comma before `cluster`, a keyword there.)
+pub(crate) fn parse(sql: &str) -> datafusion::error::Result<Vec<DFStatement>> {
+    let statements = DFParserBuilder::new(sql)
+        .with_dialect(&PostgreSqlDialect {})
+        .with_recursion_limit(PARSER_RECURSION_LIMIT)
+        .build()?
+        .parse_statements()?;
+    Ok(statements.into_iter().collect())
 }
 
 /// A query that passed the guard: the statement as parsed, and the store's
@@ -65,7 +83,7 @@ pub struct Checked<'a> {
 /// it parsed, with the tables it reads; the error points at the offending
 /// name.
 pub fn check<'a>(sql: &str, tables: &'a [StoredTable]) -> Result<Checked<'a>, QueryError> {
-    let statements = parse(sql).map_err(|e| diagnose::syntax(sql, &e.to_string()))?;
+    let statements = parse(sql).map_err(|e| diagnose::syntax(sql, &e.strip_backtrace()))?;
     let query = single_query(sql, statements)?;
     let mut walker = ReadOnly { sql, tables, scopes: Vec::new(), reads: Vec::new() };
     match query.visit(&mut walker) {
@@ -75,14 +93,21 @@ pub fn check<'a>(sql: &str, tables: &'a [StoredTable]) -> Result<Checked<'a>, Qu
 }
 
 /// The one statement of `statements`, when it is a query.
-fn single_query(sql: &str, statements: Vec<Statement>) -> Result<Query, QueryError> {
+fn single_query(sql: &str, statements: Vec<DFStatement>) -> Result<Query, QueryError> {
     let mut statements = statements.into_iter();
     match (statements.next(), statements.next()) {
         (None, _) => Err(QueryError::plain("the query is empty")),
         (Some(_), Some(second)) => {
-            Err(at_span(sql, second.span(), "one statement at a time: remove the text after `;`"))
+            let span = match &second {
+                DFStatement::Statement(s) => s.span(),
+                _ => SqlSpan::empty(),
+            };
+            Err(at_span(sql, span, "one statement at a time: remove the text after `;`"))
         }
-        (Some(Statement::Query(q)), None) => Ok(*q),
+        (Some(DFStatement::Statement(statement)), None) if matches!(*statement, Statement::Query(_)) => {
+            let Statement::Query(q) = *statement else { unreachable!("matched a query") };
+            Ok(*q)
+        }
         (Some(_), None) => {
             let first = lex::tokenize(sql).into_iter().next();
             let found = first.as_ref().map_or("", |t| t.text(sql));
@@ -116,18 +141,7 @@ impl<'a> Visitor for ReadOnly<'_, 'a> {
     type Break = QueryError;
 
     fn pre_visit_query(&mut self, q: &Query) -> ControlFlow<QueryError> {
-        // A CTE named like a table of the store: Polars reads the table, where
-        // SQL reads the CTE (`WITH jobs AS (SELECT * FROM philly_jobs)` counted
-        // all 10,783 sample jobs instead of Philly's 117).
         let ctes = q.with.iter().flat_map(|w| &w.cte_tables).map(|c| &c.alias.name);
-        if let Some(name) = ctes.clone().find(|n| self.tables.iter().any(|t| t.table.sql_name() == n.value)) {
-            let message = format!(
-                "the CTE `{}` has the name of a table of the store, which tracelab's SQL engine would read instead; \
-                 give the CTE another name",
-                name.value
-            );
-            return self.refuse(name.span, message);
-        }
         self.scopes.push(ctes.map(|n| n.value.clone()).collect());
         self.set_expr(&q.body)
     }
@@ -144,6 +158,13 @@ impl<'a> Visitor for ReadOnly<'_, 'a> {
     }
 
     fn pre_visit_select(&mut self, s: &Select) -> ControlFlow<QueryError> {
+        if let Some(span) = s.from.iter().find_map(outer_using) {
+            let message = "USING or NATURAL in a RIGHT or FULL join: tracelab's engine would give the left table's \
+                           key, NULL on the rows only the right table has, where SQL gives either table's key";
+            return ControlFlow::Break(
+                at_span(self.sql, span, message).with_hint("join ON a.k = b.k and select COALESCE(a.k, b.k) AS k"),
+            );
+        }
         match &s.into {
             Some(into) => {
                 self.refuse(into.name.span(), "queries are read-only: `SELECT ... INTO` is not allowed".into())
@@ -188,9 +209,26 @@ impl<'a> ReadOnly<'_, 'a> {
         ControlFlow::Break(at_span(self.sql, span, message))
     }
 
+    fn refuse_with(&self, span: SqlSpan, message: String, hint: String) -> ControlFlow<QueryError> {
+        ControlFlow::Break(at_span(self.sql, span, message).with_hint(hint))
+    }
+
     /// `TABLE name` is a query body naming a table without a FROM.
     fn set_expr(&mut self, body: &SetExpr) -> ControlFlow<QueryError> {
         match body {
+            SetExpr::SetOperation {
+                op: op @ (SetOperator::Except | SetOperator::Intersect), set_quantifier, ..
+            } if matches!(set_quantifier, SetQuantifier::All) => {
+                let message = format!(
+                    "{op} ALL: tracelab's engine would keep every copy of a matching row or none of them, where SQL \
+                     counts the copies"
+                );
+                let hint = format!(
+                    "number the copies and {op} those: SELECT x, ROW_NUMBER() OVER (PARTITION BY x) AS copy FROM a \
+                     {op} SELECT x, ROW_NUMBER() OVER (PARTITION BY x) AS copy FROM b"
+                );
+                self.refuse_with(SqlSpan::empty(), message, hint)
+            }
             SetExpr::SetOperation { left, right, .. } => {
                 self.set_expr(left)?;
                 self.set_expr(right)
@@ -203,9 +241,9 @@ impl<'a> ReadOnly<'_, 'a> {
         }
     }
 
-    /// A table reference: one unquoted or quoted name, registered or a CTE.
-    /// Polars resolves only the first part of a qualified name, so
-    /// `read_csv.x` or `jobs.x` would not mean what it says.
+    /// A table reference: one unquoted or quoted name, a store table or a
+    /// CTE. The store has one schema, so a qualified name (`read_csv.x`,
+    /// `jobs.x`, `public.jobs`) names nothing tracelab holds.
     fn table_name(&mut self, name: &ObjectName) -> ControlFlow<QueryError> {
         match name.0.as_slice() {
             [ObjectNamePart::Identifier(ident)] => self.known(&ident.value, ident.span),
@@ -216,16 +254,17 @@ impl<'a> ReadOnly<'_, 'a> {
         }
     }
 
-    /// A name in FROM or `TABLE`: a CTE in scope, else a table of the store
-    /// (which the query then reads: no CTE may shadow one).
+    /// A name in FROM or `TABLE`: a table of the store (listed in `reads`,
+    /// also when a CTE of that name may shadow it: which one a reference
+    /// means is the engine's to resolve), else a CTE in scope.
     fn known(&mut self, name: &str, span: SqlSpan) -> ControlFlow<QueryError> {
-        if self.scopes.iter().flatten().any(|c| c == name) {
-            return ControlFlow::Continue(());
-        }
         if let Some(t) = self.tables.iter().find(|t| t.table.sql_name() == name) {
             if !self.reads.iter().any(|r| std::ptr::eq(*r, t)) {
                 self.reads.push(t);
             }
+            return ControlFlow::Continue(());
+        }
+        if self.scopes.iter().flatten().any(|c| c == name) {
             return ControlFlow::Continue(());
         }
         let message = format!("relation '{name}' was not found");
@@ -251,6 +290,24 @@ impl<'a> ReadOnly<'_, 'a> {
         }
         ControlFlow::Continue(())
     }
+}
+
+/// Where a RIGHT or FULL join of `from` (nested joins included) joins with
+/// USING or NATURAL.
+fn outer_using(from: &TableWithJoins) -> Option<SqlSpan> {
+    let nested = |t: &TableFactor| match t {
+        TableFactor::NestedJoin { table_with_joins, .. } => outer_using(table_with_joins),
+        _ => None,
+    };
+    let own = |j: &Join| match &j.join_operator {
+        JoinOperator::Right(c) | JoinOperator::RightOuter(c) | JoinOperator::FullOuter(c) => match c {
+            JoinConstraint::Using(names) => Some(names.first().map_or_else(|| j.relation.span(), |n| n.span())),
+            JoinConstraint::Natural => Some(j.relation.span()),
+            _ => None,
+        },
+        _ => None,
+    };
+    nested(&from.relation).or_else(|| from.joins.iter().find_map(|j| nested(&j.relation).or_else(|| own(j))))
 }
 
 /// `user` or `group` ([`diagnose::KEYWORD_COLUMNS`]) as the last part of a

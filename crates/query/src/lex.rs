@@ -1,7 +1,7 @@
 //! A small SQL tokenizer: just enough to see where identifiers, string
 //! literals, comments and `$parameters` are. The read-only guard, parameter
 //! substitution and error positions all need to tell `'drop'` (a string) from
-//! `drop` (a keyword) and `"group"` (an identifier); Polars parses the query
+//! `drop` (a keyword) and `"group"` (an identifier); the engine parses the query
 //! itself, so this never has to understand grammar.
 
 /// What a token is; text and position are in [`Token`].

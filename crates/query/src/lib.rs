@@ -1,56 +1,96 @@
-//! SQL over the store (layer 1): the tables a query reads registered under
-//! their stable SQL names in a Polars [`SQLContext`], the read-only guard,
-//! the refusal of what the engine would answer wrongly, the result's
-//! column names and ORDER BY over them, the folding of constant WHERE
-//! conditions and of zoned time literals to UTC, the rewrites that give
-//! functions their standard results, the named-query catalog
-//! (`queries/*.sql`) with its parameters, errors that point into the query
-//! text, and the output writers.
+//! SQL over the store (layer 2), executed by Apache DataFusion with
+//! PostgreSQL's semantics where engines differ: the store's tables under
+//! their stable SQL names ([`store_schema`]), the ceilings checked before
+//! the parser runs ([`limits`]), the read-only guard on the parsed statement
+//! ([`guard`]), the names of computed result columns ([`result_names`]),
+//! a number times an interval ([`intervals`]),
+//! the functions tracelab adds or bounds (exact quantiles in [`quantile`],
+//! string results under a ceiling in [`strings`], PostgreSQL's casts in
+//! [`semantics`]), the memory pool that makes a large query spill to disk
+//! ([`session`]), notes about what a query computes ([`notes`]), the
+//! named-query catalog (`queries/*.sql`) with its parameters, errors that
+//! point into the query text ([`diagnose`]), and the output writers.
 //!
-//! It imports only `schema`, `store`, `present` and `error`; the CLI (`cli::query`,
-//! `cli::tables`) decides formats and prints. Nothing here writes a file
-//! except [`output::write_parquet`], to the path the user gave with `-o`.
+//! It imports only `schema`, `store` and `present` of tracelab; the CLI
+//! (`cli::query`, `cli::tables`) decides formats, prints and writes `-o`'s
+//! file ([`output::parquet_bytes`] gives a Parquet result's bytes). Nothing
+//! here writes a file except DataFusion's spill files in the system's
+//! temporary folder while a query runs over its memory limit.
 
 pub mod catalog;
 mod diagnose;
-mod fold;
 mod guard;
+mod intervals;
 mod lex;
+pub mod limits;
+mod notes;
 pub mod output;
 pub mod params;
+mod quantile;
 mod result_names;
-mod standard_results;
+mod semantics;
+mod session;
+mod store_schema;
+mod strings;
 pub mod tables;
-mod utc_literals;
-mod wrong_answers;
 
 use std::fmt;
+use std::sync::Arc;
 
-use polars::prelude::*;
-use polars::sql::SQLContext;
+use datafusion::arrow::datatypes::SchemaRef;
+use datafusion::arrow::record_batch::RecordBatch;
 
 use tracelab_present::text::{neutralize, neutralize_lines};
 use tracelab_schema::error::{Error, Result};
 use tracelab_store::{Store, StoredTable};
 
-pub use catalog::{Execution, NamedQuery, Param, ParamKind};
+pub use catalog::{NamedQuery, Param, ParamKind};
+pub use limits::Limits;
 
-/// A SQL engine over one store. A query's tables are registered when it
-/// runs, under their `sql_name()`, and only those it reads (as the guard
-/// found them): each is a Parquet scan, which opens the file, and
-/// registering all twenty tables of a three-trace store cost every query
-/// about 1 ms of CPU, a sixth of `SELECT 1`'s. A scan reads only the
-/// columns and row groups the query needs.
+/// A SQL engine over one store. Each [`Engine::run`] builds its own
+/// DataFusion session: a table is opened only when a query names it (its
+/// Parquet footer gives the schema), and a scan reads only the columns and
+/// row groups the query needs.
 pub struct Engine {
-    ctx: SQLContext,
     store: Store,
     tables: Vec<StoredTable>,
+    limits: Limits,
+}
+
+/// What a query returned: its rows as Arrow record batches (the form the
+/// Python package hands on through the Arrow C interface), their schema,
+/// and notes for the user about how the query was computed (an integer
+/// division, a spill to disk), which the CLI prints on stderr.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub schema: SchemaRef,
+    pub batches: Vec<RecordBatch>,
+    pub notes: Vec<String>,
+}
+
+impl Answer {
+    /// The rows as a neutral table for the presentation layer.
+    pub fn table(&self) -> tracelab_present::Table {
+        output::table(&self.schema, &self.batches)
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
+    }
 }
 
 impl Engine {
-    /// An engine over the tables present in `store`.
+    /// An engine over the tables present in `store`, with the default
+    /// [`Limits`].
     pub fn new(store: &Store) -> Result<Engine> {
-        Ok(Engine { ctx: SQLContext::new(), store: store.clone(), tables: store.tables() })
+        Ok(Engine { store: store.clone(), tables: store.tables(), limits: Limits::default() })
+    }
+
+    /// The same engine with other ceilings (`--memory-limit`).
+    pub fn with_limits(mut self, limits: Limits) -> Engine {
+        self.limits = limits;
+        self
     }
 
     /// The tables present in the store, in documentation order.
@@ -58,50 +98,45 @@ impl Engine {
         &self.tables
     }
 
-    /// Runs one read-only query with the given engine. `source` names where
-    /// the text came from (`query`, a named query's file, `-f` path) for
-    /// error messages.
-    pub fn run(&mut self, source: &str, sql: &str, execution: Execution) -> Result<DataFrame> {
+    /// The store this engine reads.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Runs one read-only query. `source` names where the text came from
+    /// (`query`, a named query's file, a `-f` path) for error messages.
+    ///
+    /// The text is checked against the ceilings, parsed once and guarded;
+    /// the engine plans exactly the statement the guard passed. Planning
+    /// and execution run on a thread of their own with a large stack, so
+    /// that an expression as deep as the ceiling allows is planned without
+    /// overflowing the caller's stack.
+    pub fn run(&self, source: &str, sql: &str) -> Result<Answer> {
         let located = |e: QueryError| Error::input(source, e.to_string());
-        let mut checked = guard::check(sql, &self.tables).map_err(located)?;
-        wrong_answers::check(sql, &checked.query).map_err(located)?;
-        // The engine parses the query again: the rewritten text when a
-        // computed column was named, an ORDER BY pointed at a column, a WHERE
-        // folded, a zoned time literal made UTC or a function given its
-        // standard result (printed from the parsed
-        // statement, which sqlparser prints back in a form it parses to the
-        // same statement), else the text as written. Names first, so that
-        // they are the expressions as written.
-        let named = result_names::name_and_order(&mut checked.query);
-        let folded = fold::where_constants(&mut checked.query);
-        let utc = utc_literals::to_utc(&mut checked.query, &checked.reads);
-        let standard = standard_results::rewrite(&mut checked.query);
-        let rewritten = (named || folded || utc || standard).then(|| checked.query.to_string());
-        let engine_sql = rewritten.as_deref().unwrap_or(sql);
-        for t in checked.reads {
-            let name = t.table.sql_name();
-            if !self.ctx.get_tables().iter().any(|r| r == name) {
-                self.ctx.register(name, self.store.scan(t.table)?);
-            }
-        }
-        let mut lf = self.ctx.execute(engine_sql).map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))?;
-        if standard_results::reads_no_column(&checked.query) {
-            let mut flags = lf.get_current_optimizations();
-            flags.remove(OptFlags::COMM_SUBEXPR_ELIM);
-            lf = lf.with_optimizations(flags);
-        }
-        let result = match execution {
-            Execution::InMemory => lf.collect(),
-            Execution::Streaming => {
-                lf.collect_with_engine(polars::prelude::Engine::Streaming).map(|r| r.unwrap_single())
-            }
-        };
-        result.map_err(|e| located(diagnose::explain(sql, &e, &self.tables)))
+        limits::check_text(sql, &self.limits).map_err(located)?;
+        let checked = guard::check(sql, &self.tables).map_err(located)?;
+        // The session's catalog holds only the tables the guard saw named.
+        let reads: Vec<StoredTable> = checked.reads.into_iter().cloned().collect();
+        let mut query = checked.query;
+        result_names::name_as_written(&mut query);
+        intervals::rewrite(&mut query);
+        let tables = Arc::new(self.tables.clone());
+        let limits = self.limits.clone();
+        let sql_text = sql.to_string();
+        let work = move || session::execute(&sql_text, query, Arc::new(reads), tables, &limits);
+        let outcome = std::thread::Builder::new()
+            .name("tracelab-query".into())
+            .stack_size(limits::PLANNER_STACK_BYTES)
+            .spawn(work)
+            .map_err(|e| Error::input(source, format!("cannot start the query thread: {e}")))?
+            .join()
+            .map_err(|_| Error::input(source, "the query engine stopped unexpectedly (a panic); please report it"))?;
+        outcome.map_err(located)
     }
 }
 
 /// An error in a query: the message, where in the text it is when known,
-/// and a hint (the tables or columns that exist).
+/// and a hint (the tables or columns that exist, the form that works).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QueryError {
     message: String,

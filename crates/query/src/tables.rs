@@ -5,7 +5,7 @@
 
 use std::fs::File;
 
-use polars::prelude::*;
+use datafusion::parquet::file::reader::{FileReader, SerializedFileReader};
 
 use tracelab_present::{self as present, Column, Value};
 use tracelab_schema::error::{Error, IoContext, Result};
@@ -26,9 +26,9 @@ pub fn describe(store: &Store) -> Result<Vec<TableInfo>> {
 /// Rows of one table, from its Parquet footer.
 fn row_count(t: &StoredTable) -> Result<usize> {
     let file = File::open(&t.path).at(&t.path)?;
-    ParquetReader::new(file)
-        .num_rows()
-        .map_err(|e| Error::polars(format!("{}: cannot read the Parquet footer", t.path.display()), e))
+    let reader = SerializedFileReader::new(file)
+        .map_err(|e| Error::input(t.path.display().to_string(), format!("cannot read the Parquet footer: {e}")))?;
+    Ok(reader.metadata().file_metadata().num_rows().max(0) as usize)
 }
 
 /// One row per table: its SQL name, trace, rows, columns and file size.

@@ -1,0 +1,220 @@
+//! One DataFusion session per query, and the run of the query in it.
+//!
+//! The session is what DataFusion plans and executes with; this module
+//! decides everything it holds:
+//!
+//! - **Catalog**: the store's tables ([`StoreSchema`]) and nothing else: no
+//!   information schema, no table functions (`generate_series`, file
+//!   readers), no table factories (`CREATE EXTERNAL TABLE`), no URL tables.
+//! - **Second wall**: the plan of the statement the guard passed is checked
+//!   with DataFusion's `SQLOptions`, refusing DDL, DML and other statements
+//!   whatever the guard missed.
+//! - **Functions**: DataFusion's, with the growing string functions bounded
+//!   (`strings`) and the exact quantiles of `quantile` in place of
+//!   DataFusion's percentile_cont and median; PostgreSQL's casts and a
+//!   bounded `||` (`semantics`).
+//! - **Semantics set by options**: NULLs sort as the largest values (last
+//!   ascending, first descending), as in PostgreSQL; times are UTC; no
+//!   recursive CTEs (a recursive query has no bound on the rows it makes).
+//! - **Memory**: a pool of `Limits::memory_limit` bytes shared fairly by the
+//!   operators that can spill (sorts, grouping, joins), and a disk manager
+//!   writing their spill files in the system's temporary folder.
+//! - **One partition**: the query runs as one stream on this thread, so
+//!   rows arrive in the files' order, sums of floating-point numbers add in
+//!   that order, and a query prints the same bytes on every run (DataFusion
+//!   splits a scan over threads otherwise, and merges their partial sums
+//!   and rows in the order the threads finish).
+
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use datafusion::common::config::TableParquetOptions;
+use datafusion::error::DataFusionError;
+use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
+use datafusion::execution::memory_pool::{FairSpillPool, TrackConsumersPool};
+use datafusion::execution::runtime_env::RuntimeEnvBuilder;
+use datafusion::execution::session_state::SessionStateBuilder;
+use datafusion::execution::SessionStateDefaults;
+use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
+use datafusion::optimizer::{Analyzer, AnalyzerRule};
+use datafusion::physical_plan::collect;
+use datafusion::prelude::{SQLOptions, SessionConfig, SessionContext};
+use datafusion::sql::parser::Statement as DFStatement;
+use datafusion::sql::sqlparser::ast::{Query, Statement};
+
+use tracelab_store::StoredTable;
+
+use super::store_schema::StoreSchema;
+use super::{diagnose, intervals, notes, quantile, semantics, strings, Answer, Limits, QueryError};
+
+/// Plans and runs `query` (parsed from `sql` and guarded) over `reads`, the
+/// store tables it names, on a single-threaded runtime on this thread;
+/// errors name the store's `tables`.
+pub(crate) fn execute(
+    sql: &str,
+    query: Query,
+    reads: Arc<Vec<StoredTable>>,
+    tables: Arc<Vec<StoredTable>>,
+    limits: &Limits,
+) -> Result<Answer, QueryError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .map_err(|e| QueryError::plain(format!("cannot start the query engine: {e}")))?;
+    runtime.block_on(run(sql, query, reads, &tables, limits))
+}
+
+async fn run(
+    sql: &str,
+    query: Query,
+    reads: Arc<Vec<StoredTable>>,
+    tables: &[StoredTable],
+    limits: &Limits,
+) -> Result<Answer, QueryError> {
+    let explain = |e: DataFusionError| diagnose::explain(sql, &e, tables);
+    let ctx = context(reads, limits).map_err(explain)?;
+    let statement = DFStatement::Statement(Box::new(Statement::Query(Box::new(query))));
+    let plan = ctx.state().statement_to_plan(statement).await.map_err(explain)?;
+    read_only().verify_plan(&plan).map_err(explain)?;
+    let mut notes = notes::integer_divisions(&plan);
+    let frame = ctx.execute_logical_plan(plan).await.map_err(explain)?;
+    let physical = frame.create_physical_plan().await.map_err(explain)?;
+    if std::env::var_os("TRACELAB_DEBUG_PLAN").is_some() {
+        eprintln!("{}", datafusion::physical_plan::displayable(physical.as_ref()).indent(true));
+    }
+    let batches = collect(Arc::clone(&physical), ctx.task_ctx()).await.map_err(explain)?;
+    notes.extend(notes::spills(&physical, limits.memory_limit));
+    Ok(Answer { schema: physical.schema(), batches, notes })
+}
+
+/// What the plan may contain: a query, nothing that defines, changes or
+/// sets anything.
+fn read_only() -> SQLOptions {
+    SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false)
+}
+
+/// The session of one query over `tables`.
+pub(crate) fn context(tables: Arc<Vec<StoredTable>>, limits: &Limits) -> Result<SessionContext, DataFusionError> {
+    let config = config(limits);
+    let parquet = TableParquetOptions { global: config.options().execution.parquet.clone(), ..Default::default() };
+    let pool = TrackConsumersPool::new(FairSpillPool::new(limits.memory_limit as usize), NonZeroUsize::MIN);
+    let runtime = RuntimeEnvBuilder::new()
+        .with_memory_pool(Arc::new(pool))
+        .with_disk_manager_builder(DiskManagerBuilder::default().with_mode(DiskManagerMode::OsTmpDirectory))
+        .build_arc()?;
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_runtime_env(runtime)
+        .with_default_features()
+        .with_table_function_list(Vec::new())
+        .with_table_factories(HashMap::new())
+        .with_scalar_functions(scalar_functions())
+        .with_aggregate_functions(aggregates())
+        .with_analyzer_rules(analyzer_rules())
+        .build();
+    let ctx = SessionContext::new_with_state(state);
+    let catalog = ctx.catalog("datafusion").ok_or_else(|| DataFusionError::Internal("no default catalog".into()))?;
+    catalog.register_schema("public", Arc::new(StoreSchema::new(tables, parquet)))?;
+    Ok(ctx)
+}
+
+/// DataFusion's scalar functions, the growing string ones bounded, and
+/// tracelab's interval product.
+fn scalar_functions() -> Vec<Arc<ScalarUDF>> {
+    let mut all = strings::bound(SessionStateDefaults::default_scalar_functions());
+    all.push(intervals::interval_times());
+    all
+}
+
+/// DataFusion's analyzer rules (type coercion among them) between
+/// `semantics`' rule that must see the types before coercion and the one
+/// that must see them after.
+fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
+    let mut rules = Analyzer::new().rules;
+    rules.insert(0, Arc::new(semantics::SignedArithmetic));
+    rules.push(Arc::new(semantics::PostgresSemantics::new()));
+    rules
+}
+
+/// Names PostgreSQL and DuckDB give DataFusion's aggregates: `variance` is
+/// the sample variance.
+const MORE_NAMES: &[(&str, &str)] = &[("var", "variance")];
+
+/// DataFusion's aggregates, with `quantile`'s in place of its own of the
+/// same names.
+fn aggregates() -> Vec<Arc<AggregateUDF>> {
+    let ours = quantile::aggregates();
+    let replaced = |f: &Arc<AggregateUDF>| {
+        ours.iter().any(|o| o.name() == f.name() || o.aliases().iter().any(|a| f.aliases().contains(a)))
+    };
+    let mut all: Vec<Arc<AggregateUDF>> = SessionStateDefaults::default_aggregate_functions()
+        .into_iter()
+        .filter(|f| !replaced(f))
+        .map(|f| match MORE_NAMES.iter().find(|(name, _)| *name == f.name()) {
+            Some((_, more)) => Arc::new(f.as_ref().clone().with_aliases([*more])),
+            None => f,
+        })
+        .collect();
+    all.extend(ours);
+    all
+}
+
+fn config(limits: &Limits) -> SessionConfig {
+    let mut config = SessionConfig::new().with_target_partitions(1).with_information_schema(false);
+    let options = config.options_mut();
+    options.sql_parser.collect_spans = true;
+    options.sql_parser.default_null_ordering = "nulls_max".into();
+    options.execution.time_zone = Some("+00:00".into());
+    options.execution.enable_recursive_ctes = false;
+    // A sort keeps this much aside to merge what it spilled; DataFusion's
+    // 10 MiB would take all of a small limit.
+    options.execution.sort_spill_reservation_bytes = (limits.memory_limit / 16).min(10 << 20) as usize;
+    config
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Plans `sql` in a session over no tables without the guard, as the
+    /// second wall sees it: the error, if any.
+    fn unguarded(sql: &str) -> Option<String> {
+        let limits = Limits { memory_limit: 64 << 20, ..Limits::default() };
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(async {
+            let ctx = context(Arc::new(Vec::new()), &limits).unwrap();
+            match ctx.state().create_logical_plan(sql).await {
+                Err(e) => Some(e.to_string()),
+                Ok(plan) => read_only().verify_plan(&plan).err().map(|e| e.to_string()),
+            }
+        })
+    }
+
+    /// The statements the guard refuses are refused by the session too, and
+    /// no table function (a file reader, `generate_series`) exists in it.
+    #[test]
+    fn without_the_guard_the_session_refuses_statements_and_has_no_file_readers() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret.csv");
+        std::fs::write(&secret, "token\nhunter2\n").unwrap();
+        let p = secret.to_str().unwrap();
+        for sql in [
+            format!("CREATE EXTERNAL TABLE t STORED AS CSV LOCATION '{p}'"),
+            format!("COPY (SELECT 1 AS x) TO '{p}.out'"),
+            "CREATE TABLE made AS SELECT 1 AS x".to_string(),
+            "CREATE VIEW v AS SELECT 1 AS x".to_string(),
+            "SET datafusion.execution.batch_size = 1".to_string(),
+            "DROP TABLE IF EXISTS jobs".to_string(),
+            format!("SELECT * FROM read_csv('{p}')"),
+            format!("SELECT * FROM read_parquet('{p}')"),
+            format!("SELECT * FROM '{p}'"),
+            "SELECT * FROM generate_series(1, 3)".to_string(),
+            "SELECT * FROM information_schema.tables".to_string(),
+        ] {
+            let err = unguarded(&sql).unwrap_or_else(|| panic!("the session planned {sql}"));
+            assert!(!err.contains("hunter2"), "{sql}: {err}");
+        }
+        assert!(!std::path::Path::new(&format!("{p}.out")).exists());
+        assert_eq!(unguarded("SELECT 1 AS x"), None);
+    }
+}
