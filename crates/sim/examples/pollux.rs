@@ -44,6 +44,26 @@ fn main() {
                 r.summary.makespan_ms as f64 / 1000.0,
                 r.summary.mean_restarts
             );
+            if std::env::var("JOBS").is_ok() {
+                for j in &r.jobs {
+                    eprintln!(
+                        "JOB {} {} {:?} restarts {}",
+                        j.name,
+                        j.jct.map_or(-1.0, |x| x as f64 / 1000.0),
+                        j.first_start,
+                        j.restarts
+                    );
+                }
+            }
+            use std::sync::atomic::Ordering::Relaxed;
+            use tracelab_sim::elastic::model;
+            eprintln!(
+                "fits {} obs {} evals {} bests {}",
+                model::fit::FITS.load(Relaxed),
+                model::fit::OBS.load(Relaxed),
+                model::fit::EVALS.load(Relaxed),
+                model::BESTS.load(Relaxed)
+            );
         }
     }
 }

@@ -36,6 +36,9 @@ pub struct Observation {
 }
 
 const GAMMA_MAX: f64 = 10.0;
+pub static FITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub static OBS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+pub static EVALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 const START: [f64; 7] = [0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001];
 
 /// The fitted parameters (the observations must not be empty).
@@ -56,8 +59,12 @@ pub fn fit(obs: &[Observation]) -> PerfParams {
     let lower: Vec<f64> = free.iter().map(|&i| if i == 6 { 1.0 } else { NEGLIGIBLE }).collect();
     let upper: Vec<f64> = free.iter().map(|&i| if i == 6 { GAMMA_MAX } else { f64::INFINITY }).collect();
     let x0: Vec<f64> = free.iter().map(|&i| START[i]).collect();
+    FITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    OBS.fetch_add(obs.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    let pts = points(obs);
     let x = projected_lbfgs(&x0, &lower, &upper, |x| {
-        let (f, g) = objective(&full(x), obs);
+        EVALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (f, g) = objective_at(&full(x), &pts);
         (f, free.iter().map(|&i| g[i]).collect())
     });
     let mut p = full(&x);
@@ -90,8 +97,41 @@ fn pinned(obs: &[Observation]) -> [Option<f64>; 7] {
     fixed
 }
 
+/// An observation with the logarithms the objective needs.
+struct Point {
+    atomic_bsz: f64,
+    /// max(replicas - 2, 1e-8): the retrogression multiplier.
+    m: f64,
+    /// Indices of the (α, β) pair of its link, if it synchronises.
+    link: Option<(usize, usize)>,
+    ln_accum: f64,
+    ln_optim: f64,
+}
+
+fn points(obs: &[Observation]) -> Vec<Point> {
+    obs.iter()
+        .map(|o| Point {
+            atomic_bsz: o.atomic_bsz,
+            m: (o.replicas as f64 - 2.0).max(NEGLIGIBLE),
+            link: if o.nodes > 1 {
+                Some((2, 3))
+            } else if o.replicas > 1 {
+                Some((4, 5))
+            } else {
+                None
+            },
+            ln_accum: o.accum_time.ln(),
+            ln_optim: o.optim_time.ln(),
+        })
+        .collect()
+}
+
 /// The fitting objective at parameters `p` and its gradient in `p`.
 pub fn objective(p: &[f64; 7], obs: &[Observation]) -> (f64, [f64; 7]) {
+    objective_at(p, &points(obs))
+}
+
+fn objective_at(p: &[f64; 7], obs: &[Point]) -> (f64, [f64; 7]) {
     let n = obs.len() as f64;
     let gamma = p[6];
     let (mut s1, mut s2) = (0.0, 0.0);
@@ -99,32 +139,27 @@ pub fn objective(p: &[f64; 7], obs: &[Observation]) -> (f64, [f64; 7]) {
     let mut d2 = [0.0; 7];
     for o in obs {
         let acc = p[0] + p[1] * o.atomic_bsz;
-        let m = (o.replicas as f64 - 2.0).max(NEGLIGIBLE);
-        let (ia, ib) = if o.nodes > 1 {
-            (Some(2), Some(3))
-        } else if o.replicas > 1 {
-            (Some(4), Some(5))
-        } else {
-            (None, None)
-        };
-        let net = ia.map_or(NEGLIGIBLE, |i| p[i]) + ib.map_or(NEGLIGIBLE, |i| p[i]) * m;
-        let e1 = acc.ln() - o.accum_time.ln();
+        let net = o.link.map_or(NEGLIGIBLE + NEGLIGIBLE * o.m, |(a, b)| p[a] + p[b] * o.m);
+        let (la, ln) = (acc.ln(), net.ln());
+        let e1 = la - o.ln_accum;
         s1 += e1 * e1;
         d1[0] += e1 / acc;
         d1[1] += e1 * o.atomic_bsz / acc;
-        let (ag, ng) = (acc.powf(gamma), net.powf(gamma));
+        // acc^γ and net^γ relative to the larger, so neither overflows.
+        let top = la.max(ln);
+        let (ag, ng) = (((la - top) * gamma).exp(), ((ln - top) * gamma).exp());
         let sum = ag + ng;
-        let log_optim = sum.ln() / gamma;
-        let e2 = log_optim - o.optim_time.ln();
+        let ls = sum.ln() + gamma * top;
+        let e2 = ls / gamma - o.ln_optim;
         s2 += e2 * e2;
-        let (dacc, dnet) = (ag / acc / sum, ng / net / sum);
-        d2[0] += e2 * dacc;
-        d2[1] += e2 * dacc * o.atomic_bsz;
-        if let (Some(a), Some(b)) = (ia, ib) {
-            d2[a] += e2 * dnet;
-            d2[b] += e2 * dnet * m;
+        let (wa, wn) = (ag / sum, ng / sum);
+        d2[0] += e2 * wa / acc;
+        d2[1] += e2 * wa / acc * o.atomic_bsz;
+        if let Some((a, b)) = o.link {
+            d2[a] += e2 * wn / net;
+            d2[b] += e2 * wn / net * o.m;
         }
-        d2[6] += e2 * ((ag * acc.ln() + ng * net.ln()) / sum / gamma - sum.ln() / (gamma * gamma));
+        d2[6] += e2 * ((wa * la + wn * ln) / gamma - ls / (gamma * gamma));
     }
     let (err1, err2) = ((s1 / n).sqrt(), (s2 / n).sqrt());
     let mut g = [0.0; 7];
@@ -146,6 +181,13 @@ pub fn objective(p: &[f64; 7], obs: &[Observation]) -> (f64, [f64; 7]) {
     g[4] -= 2e-2 * rr * rr / p[4];
     (err1 + err2 + reg1 + reg2, g)
 }
+
+/// Stop when an iteration lowers the objective by at most this share (or
+/// absolute amount below 1), or every free gradient component is at most
+/// `PG_TOL`: the defaults of the L-BFGS-B implementation the paper's agent
+/// calls (scipy: `ftol = 1e7 x machine epsilon`, `gtol = 1e-5`).
+const F_TOL: f64 = 1e7 * f64::EPSILON;
+const PG_TOL: f64 = 1e-5;
 
 /// Projected limited-memory BFGS within [lower, upper]: coordinates at a
 /// bound whose gradient points out of the box are held; the quasi-Newton
@@ -169,7 +211,7 @@ fn projected_lbfgs(x0: &[f64], lower: &[f64], upper: &[f64], f: impl Fn(&[f64]) 
         let held: Vec<bool> =
             (0..x.len()).map(|i| (x[i] <= lower[i] && g[i] > 0.0) || (x[i] >= upper[i] && g[i] < 0.0)).collect();
         let gf: Vec<f64> = g.iter().zip(&held).map(|(v, h)| if *h { 0.0 } else { *v }).collect();
-        if dot(&gf, &gf).sqrt() < 1e-10 {
+        if gf.iter().all(|v| v.abs() <= PG_TOL) {
             break;
         }
         let mut d = direction(&gf, &hist, dot);
@@ -200,7 +242,7 @@ fn projected_lbfgs(x0: &[f64], lower: &[f64], upper: &[f64], f: impl Fn(&[f64]) 
         let s: Vec<f64> = xn.iter().zip(&x).map(|(a, b)| a - b).collect();
         let y: Vec<f64> = gn.iter().zip(&g).map(|(a, b)| a - b).collect();
         let sy = dot(&s, &y);
-        let done = (fx - fn_).abs() <= 1e-14 * fx.abs().max(1e-12);
+        let done = (fx - fn_) <= F_TOL * fx.abs().max(fn_.abs()).max(1.0);
         if sy > 1e-18 {
             hist.push((s, y, 1.0 / sy));
             if hist.len() > MEMORY {

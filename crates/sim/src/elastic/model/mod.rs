@@ -21,6 +21,7 @@
 //!   of a reference allocation.
 
 pub mod fit;
+pub static BESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 use crate::elastic::app::training::gain;
 
@@ -93,7 +94,7 @@ pub struct GradParams {
 }
 
 /// Batch-size limits of a job's application.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct BatchLimits {
     /// The smallest (initial) total batch size, `M0`.
     pub init: u32,
@@ -145,11 +146,52 @@ impl Goodput {
     /// measured); a split outside the per-GPU range scores 0. Ties go to
     /// the smaller batch.
     pub fn best(&self, nodes: u32, replicas: u32) -> Choice {
-        let l = self.limits;
-        let eps = 1e-8;
-        let lo = (l.init as f64).max(l.min_local as f64 * replicas as f64);
-        let mut best = Choice { goodput: f64::NEG_INFINITY, atomic_bsz: 0, accum_steps: 0 };
-        for batch in geomspace(lo, l.max as f64, CANDIDATES) {
+        let p = &self.perf;
+        let net = p.network_time(nodes, replicas).powf(p.gamma);
+        let inv_gamma = 1.0 / p.gamma;
+        let init = self.limits.init as f64;
+        CANDIDATE_CACHE.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let list = cache.entry((self.limits, replicas)).or_insert_with(|| candidates(&self.limits, replicas));
+            let mut best = Choice { goodput: f64::NEG_INFINITY, atomic_bsz: 0, accum_steps: 0 };
+            for &(atomic, accum) in list.iter() {
+                let goodput = if atomic == 0 {
+                    0.0
+                } else {
+                    let batch = (replicas * atomic * (accum + 1)) as f64;
+                    let acc = p.accum_time(atomic as f64);
+                    let time = accum as f64 * acc + (acc.powf(p.gamma) + net).powf(inv_gamma);
+                    let scale = batch / init;
+                    batch / time * gain(self.grad.sqr, self.grad.var, scale) / scale
+                };
+                if goodput > best.goodput {
+                    best = Choice { goodput, atomic_bsz: atomic, accum_steps: accum };
+                }
+            }
+            best
+        })
+    }
+}
+
+type CandidateKey = (BatchLimits, u32);
+
+thread_local! {
+    /// Candidate splits per (limits, replicas): they depend on nothing else.
+    static CANDIDATE_CACHE: std::cell::RefCell<std::collections::HashMap<CandidateKey, Vec<(u32, u32)>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The (per-GPU batch, accumulation steps) of each candidate total batch:
+/// 50 sizes spaced geometrically from max(M0, min_local x replicas) to the
+/// largest, each split into per-GPU batches of at most `max_local` (at
+/// least two steps on one GPU above M0, so the gradient noise can be
+/// measured); a split outside the per-GPU range is marked with a per-GPU
+/// batch of 0 (it scores 0).
+fn candidates(l: &BatchLimits, replicas: u32) -> Vec<(u32, u32)> {
+    let eps = 1e-8;
+    let lo = (l.init as f64).max(l.min_local as f64 * replicas as f64);
+    geomspace(lo, l.max as f64, CANDIDATES)
+        .map(|batch| {
             let local = batch / replicas as f64;
             let mut accum = ((local / l.max_local as f64 - eps).ceil() - 1.0).max(0.0) as u32;
             if replicas == 1 && local > l.init as f64 + eps {
@@ -157,13 +199,9 @@ impl Goodput {
             }
             let atomic = (local / (accum + 1) as f64 - eps).ceil() as u32;
             let valid = atomic >= l.min_local && atomic <= l.max_local;
-            let goodput = if valid { self.evaluate(nodes, replicas, atomic, accum) } else { 0.0 };
-            if goodput > best.goodput {
-                best = Choice { goodput, atomic_bsz: atomic, accum_steps: accum };
-            }
-        }
-        best
-    }
+            (if valid { atomic } else { 0 }, accum)
+        })
+        .collect()
 }
 
 /// `n` points from `a` to `b` equally spaced in log scale, the ends exact

@@ -30,7 +30,7 @@ use std::collections::HashMap;
 use super::search::{JobUtility, Problem};
 use super::{Allocation, ElasticPolicy, JobView, Round};
 use crate::elastic::job::{BatchRule, ElasticJob};
-use crate::elastic::model::Speedup;
+use crate::elastic::model::Goodput;
 
 /// The most GPUs the artifact lets a job grow to.
 pub const MAX_REPLICAS: u32 = 64;
@@ -43,22 +43,47 @@ pub struct Pollux {
     pub p: f64,
     /// At most one multi-node job per node.
     pub avoid_interference: bool,
+    /// Best goodputs per job, kept across rounds while its model is unchanged.
+    cache: HashMap<usize, Goodputs>,
+}
+
+/// A job's best goodput per (one node or several, GPUs), computed on demand.
+#[derive(Clone, Debug)]
+struct Goodputs {
+    model: Option<Goodput>,
+    /// [one node, several][replicas]; NaN until computed.
+    best: [Vec<f64>; 2],
+}
+
+impl Goodputs {
+    fn new(model: Option<Goodput>) -> Goodputs {
+        Goodputs { model, best: [Vec::new(), Vec::new()] }
+    }
+
+    /// Best goodput on `replicas` GPUs (a job without a model scales
+    /// perfectly: its goodput is its GPU count).
+    fn get(&mut self, multi: bool, replicas: u32) -> f64 {
+        let Some(model) = self.model else { return replicas as f64 };
+        let v = &mut self.best[multi as usize];
+        let r = replicas as usize;
+        if v.len() <= r {
+            v.resize(r + 1, f64::NAN);
+        }
+        if v[r].is_nan() {
+            v[r] = if replicas == 0 { 0.0 } else { model.best(if multi { 2 } else { 1 }, replicas).goodput };
+        }
+        v[r]
+    }
 }
 
 impl Pollux {
     pub fn new(p: f64, avoid_interference: bool) -> Pollux {
-        Pollux { p, avoid_interference }
+        Pollux { p, avoid_interference, cache: HashMap::new() }
     }
 
     /// The per-job term whose sum the fitness is monotone in (larger is better).
     pub fn term(&self, speedup: f64) -> f64 {
-        if self.p == 0.0 {
-            speedup.max(EPS).ln()
-        } else if self.p < 0.0 {
-            -(speedup + EPS).powf(self.p)
-        } else {
-            (speedup + EPS).powf(self.p)
-        }
+        term(self.p, speedup)
     }
 
     /// The generalised mean of speedups (the fitness itself).
@@ -80,18 +105,19 @@ impl Pollux {
 }
 
 /// One job inside the search.
-struct Term<'a> {
-    policy: &'a Pollux,
-    speedup: Speedup,
+struct Term {
+    p: f64,
+    goodputs: Goodputs,
+    /// Goodput of the reference (equal-share) allocation.
+    base: f64,
     /// Nodes / GPUs: a node's worth of speedup counts 1.
     scale: f64,
     restart: f64,
     max_replicas: u32,
     current: Vec<u32>,
-    memo: HashMap<(bool, u32), f64>,
 }
 
-impl JobUtility for Term<'_> {
+impl JobUtility for Term {
     fn max_replicas(&self) -> u32 {
         self.max_replicas
     }
@@ -101,10 +127,21 @@ impl JobUtility for Term<'_> {
     }
 
     fn utility(&mut self, multi: bool, replicas: u32, changed: bool) -> f64 {
-        let speedup = &self.speedup;
-        let s = *self.memo.entry((multi, replicas)).or_insert_with(|| speedup.of(if multi { 2 } else { 1 }, replicas));
+        let s = self.goodputs.get(multi, replicas) / self.base;
         let s = s * self.scale * if changed { self.restart } else { 1.0 };
-        self.policy.term(s)
+        term(self.p, s)
+    }
+}
+
+fn term(p: f64, speedup: f64) -> f64 {
+    if p == 0.0 {
+        speedup.max(EPS).ln()
+    } else if p == -1.0 {
+        -1.0 / (speedup + EPS)
+    } else if p < 0.0 {
+        -(speedup + EPS).powf(p)
+    } else {
+        (speedup + EPS).powf(p)
     }
 }
 
@@ -149,14 +186,19 @@ impl ElasticPolicy for Pollux {
             .map(|&i| {
                 let j = &round.jobs[i];
                 let age = (round.now - j.submit) as f64 / 1000.0;
+                let mut goodputs = match self.cache.remove(&j.index) {
+                    Some(g) if g.model == j.goodput => g,
+                    _ => Goodputs::new(j.goodput),
+                };
+                let base = goodputs.get(fair_nodes > 1, fair_replicas);
                 Term {
-                    policy: self,
-                    speedup: Speedup::new(j.goodput, fair_nodes, fair_replicas),
+                    p: self.p,
+                    goodputs,
+                    base,
                     scale: m as f64 / total as f64,
                     restart: (age - j.restarts as f64 * delay).max(0.0) / (age + delay),
                     max_replicas: Self::max_replicas(j),
                     current: row(&j.gpus, m),
-                    memo: HashMap::new(),
                 }
             })
             .collect();
@@ -164,13 +206,15 @@ impl ElasticPolicy for Pollux {
             Problem { node_gpus: round.node_gpus, jobs: terms, avoid_interference: self.avoid_interference };
         let rows = problem.solve();
         let mut out = vec![Allocation::default(); n];
-        for (k, &i) in order.iter().enumerate() {
+        let terms = std::mem::take(&mut problem.jobs);
+        for (k, (&i, t)) in order.iter().zip(terms).enumerate() {
             let j = &round.jobs[i];
-            out[i].gpus = if rows[k] == problem.jobs[k].current {
+            out[i].gpus = if rows[k] == t.current {
                 j.gpus.clone()
             } else {
                 rows[k].iter().enumerate().flat_map(|(node, &g)| std::iter::repeat_n(node as u32, g as usize)).collect()
             };
+            self.cache.insert(j.index, t.goodputs);
         }
         out
     }

@@ -143,17 +143,32 @@ impl<J: JobUtility> Problem<'_, J> {
     /// The placement of at most `budget` GPUs for job `j` on the free GPUs,
     /// one node or across nodes, with the most utility (None: no GPU fits).
     fn best_fit(&mut self, j: usize, free: &[u32], dist: &[bool], budget: u32) -> Option<Vec<u32>> {
-        let mut best: Option<(f64, Vec<u32>)> = None;
-        for r in 1..=budget.min(self.jobs[j].max_replicas()) {
-            for multi in [false, true] {
-                let Some(row) = fit(free, dist, r, multi, self.avoid_interference) else { continue };
-                let v = self.value(j, &row);
-                if best.as_ref().is_none_or(|b| v > b.0) {
-                    best = Some((v, row));
+        let top = budget.min(self.jobs[j].max_replicas());
+        let largest = free.iter().copied().max().unwrap_or(0);
+        // Across nodes: the emptiest allowed nodes, at most 16.
+        let mut open: Vec<u32> = (0..free.len())
+            .filter(|&k| free[k] > 0 && !(self.avoid_interference && dist[k]))
+            .map(|k| free[k])
+            .collect();
+        open.sort_unstable_by(|a, b| b.cmp(a));
+        let first = open.first().copied().unwrap_or(0);
+        let across: u32 = open.iter().take(MAX_NODES_PER_JOB).sum();
+        let mut best: Option<(f64, u32, bool)> = None;
+        for r in 1..=top {
+            // One node needs a node with r free; across nodes needs more
+            // than the emptiest allowed node holds (else it takes one node).
+            for (multi, ok) in [(false, r <= largest), (true, r > first && r <= across && open.len() > 1)] {
+                if !ok {
+                    continue;
+                }
+                let v = self.jobs[j].utility(multi, r, true);
+                if best.is_none_or(|b| v > b.0) {
+                    best = Some((v, r, multi));
                 }
             }
         }
-        best.map(|b| b.1)
+        let (_, r, multi) = best?;
+        fit(free, dist, r, multi, self.avoid_interference)
     }
 }
 
@@ -244,53 +259,95 @@ fn knapsack(options: &[Vec<Opt>], capacity: usize) -> Vec<usize> {
     chosen
 }
 
-/// An allocation under local search.
+/// An allocation under local search, with what the moves need kept up to
+/// date: free GPUs and multi-node jobs per node, and per job its GPUs, its
+/// nodes, how many nodes differ from its current allocation and its value.
 struct State {
     rows: Rows,
     free: Vec<u32>,
-    value: Vec<f64>,
-    /// Multi-node jobs on each node.
     dist_on: Vec<u32>,
+    value: Vec<f64>,
+    replicas: Vec<u32>,
+    nodes: Vec<u32>,
+    differ: Vec<u32>,
 }
 
-/// A candidate move: new rows for one or two jobs.
-type Move = Vec<(usize, Vec<u32>)>;
+/// GPUs added to (or, negative, taken from) one job on one node.
+type Change = (usize, usize, i64);
+
+/// Problems up to this many jobs x nodes also try re-placing pairs of jobs.
+const PAIR_MOVES_UP_TO: usize = 2048;
 
 impl State {
     fn new<J: JobUtility>(p: &mut Problem<J>, rows: Rows) -> State {
         let m = p.node_gpus.len();
-        let mut s =
-            State { free: p.node_gpus.to_vec(), value: vec![0.0; rows.len()], dist_on: vec![0; m], rows: Vec::new() };
-        for (j, row) in rows.iter().enumerate() {
-            s.account(row, 1);
-            s.value[j] = p.value(j, row);
+        let n = rows.len();
+        let mut s = State {
+            rows: vec![vec![0; m]; n],
+            free: p.node_gpus.to_vec(),
+            dist_on: vec![0; m],
+            value: vec![0.0; n],
+            replicas: vec![0; n],
+            nodes: vec![0; n],
+            differ: vec![0; n],
+        };
+        for (j, row) in rows.into_iter().enumerate() {
+            s.set(p, j, row);
         }
-        s.rows = rows;
         s
     }
 
-    /// Adds (`sign` 1) or removes (-1) a row's GPUs and multi-node marks.
-    fn account(&mut self, row: &[u32], sign: i64) {
-        let multi = shape(row).1 > 1;
-        for (k, &g) in row.iter().enumerate() {
-            self.free[k] = (self.free[k] as i64 - sign * g as i64) as u32;
-            if multi && g > 0 {
-                self.dist_on[k] = (self.dist_on[k] as i64 + sign) as u32;
+    fn multi(&self, j: usize) -> bool {
+        self.nodes[j] > 1
+    }
+
+    /// Replaces job `j`'s row, keeping every tally.
+    fn set<J: JobUtility>(&mut self, p: &mut Problem<J>, j: usize, row: Vec<u32>) {
+        let was_multi = self.multi(j);
+        for (k, &g) in self.rows[j].iter().enumerate() {
+            self.free[k] += g;
+            if was_multi && g > 0 {
+                self.dist_on[k] -= 1;
             }
         }
+        let (r, n) = shape(&row);
+        let cur = p.jobs[j].current();
+        self.differ[j] = row.iter().zip(cur).filter(|(a, b)| a != b).count() as u32;
+        self.replicas[j] = r;
+        self.nodes[j] = n as u32;
+        for (k, &g) in row.iter().enumerate() {
+            self.free[k] -= g;
+            if n > 1 && g > 0 {
+                self.dist_on[k] += 1;
+            }
+        }
+        self.rows[j] = row;
+        self.value[j] = p.jobs[j].utility(n > 1, r, self.differ[j] > 0);
     }
 
     /// Takes improving moves until none is left (bounded number of sweeps).
     fn improve<J: JobUtility>(&mut self, p: &mut Problem<J>) {
+        let pairs = self.rows.len() * self.free.len() <= PAIR_MOVES_UP_TO;
         for _ in 0..64 {
             let mut changed = false;
             for j in 0..self.rows.len() {
-                while let Some((gain, mv)) = self.best_move_for(p, j) {
-                    if gain <= 1e-12 * self.value.iter().map(|v| v.abs()).sum::<f64>().max(1.0) {
-                        break;
+                for _ in 0..256 {
+                    let scale = self.value.iter().map(|v| v.abs()).sum::<f64>().max(1.0);
+                    match self.best_move_for(p, j, pairs) {
+                        Some((gain, rows)) if gain > 1e-12 * scale => {
+                            // Release every row first: a new row may use
+                            // GPUs the other job of the move gives up.
+                            let m = self.free.len();
+                            for (i, _) in &rows {
+                                self.set(p, *i, vec![0; m]);
+                            }
+                            for (i, row) in rows {
+                                self.set(p, i, row);
+                            }
+                            changed = true;
+                        }
+                        _ => break,
                     }
-                    self.apply(p, mv);
-                    changed = true;
                 }
             }
             if !changed {
@@ -299,142 +356,71 @@ impl State {
         }
     }
 
-    fn apply<J: JobUtility>(&mut self, p: &mut Problem<J>, mv: Move) {
-        for (j, row) in mv {
-            let old = std::mem::take(&mut self.rows[j]);
-            self.account(&old, -1);
-            self.account(&row, 1);
-            self.value[j] = p.value(j, &row);
-            self.rows[j] = row;
-        }
-    }
-
-    /// The best improving move that makes job `j` better off.
-    fn best_move_for<J: JobUtility>(&self, p: &mut Problem<J>, j: usize) -> Option<(f64, Move)> {
-        let mut best: Option<(f64, Move)> = None;
-        let mut consider = |mv: Move, p: &mut Problem<J>| {
-            if !self.valid(p, &mv) {
-                return;
-            }
-            let gain: f64 = mv.iter().map(|(i, row)| p.value(*i, row) - self.value[*i]).sum();
-            if gain > 0.0 && best.as_ref().is_none_or(|b| gain > b.0) {
-                best = Some((gain, mv));
-            }
+    /// The gain of small changes to at most two jobs, if they respect
+    /// every constraint.
+    fn gain<J: JobUtility>(&self, p: &mut Problem<J>, changes: &[Change]) -> Option<f64> {
+        let mut jobs: Vec<usize> = changes.iter().map(|c| c.0).collect();
+        jobs.dedup();
+        let new_count = |i: usize, k: usize| -> i64 {
+            self.rows[i][k] as i64 + changes.iter().filter(|c| c.0 == i && c.1 == k).map(|c| c.2).sum::<i64>()
         };
-        let m = self.free.len();
-        // Back to the current GPUs.
-        let cur = p.jobs[j].current().to_vec();
-        if cur != self.rows[j] {
-            consider(vec![(j, cur)], p);
-        }
-        // One more GPU on any node with a free one; one fewer, or none, on
-        // a node it uses.
-        for k in 0..m {
-            if self.free[k] > 0 {
-                let mut row = self.rows[j].clone();
-                row[k] += 1;
-                consider(vec![(j, row)], p);
-            }
-            let have = self.rows[j][k];
-            for drop in [1, have] {
-                if have > 0 && (drop == 1 || have > 1) {
-                    let mut row = self.rows[j].clone();
-                    row[k] -= drop;
-                    consider(vec![(j, row)], p);
-                }
-            }
-        }
-        // Elsewhere: the best placement on the GPUs free once it leaves.
-        let mut free = self.free.clone();
-        let mut dist: Vec<bool> = self.dist_on.iter().map(|&d| d > 0).collect();
-        let own_multi = shape(&self.rows[j]).1 > 1;
-        for k in 0..m {
-            free[k] += self.rows[j][k];
-            if own_multi && self.rows[j][k] > 0 {
-                dist[k] = self.dist_on[k] > 1;
-            }
-        }
-        let budget: u32 = free.iter().sum();
-        if let Some(row) = p.best_fit(j, &free, &dist, budget) {
-            consider(vec![(j, row)], p);
-        }
-        // With one other job, both re-placed on the GPUs free once they
-        // leave, in either order.
-        for i in (0..self.rows.len()).filter(|&i| i != j && shape(&self.rows[i]).0 > 0) {
-            let (mut free2, mut dist2) = (free.clone(), dist.clone());
-            let multi_i = shape(&self.rows[i]).1 > 1;
-            for k in 0..m {
-                free2[k] += self.rows[i][k];
-                if multi_i && self.rows[i][k] > 0 {
-                    dist2[k] = self.dist_on[k] > 1 + u32::from(own_multi && self.rows[j][k] > 0);
-                }
-            }
-            for (a, b) in [(j, i), (i, j)] {
-                let (mut f, mut d) = (free2.clone(), dist2.clone());
-                let budget: u32 = f.iter().sum();
-                let ra = p.best_fit(a, &f, &d, budget).unwrap_or_else(|| vec![0; m]);
-                take(&mut f, &mut d, &ra);
-                let budget: u32 = f.iter().sum();
-                let rb = p.best_fit(b, &f, &d, budget).unwrap_or_else(|| vec![0; m]);
-                consider(vec![(a, ra), (b, rb)], p);
-            }
-        }
-        // GPUs of another job on one node: one of them, or all.
-        for i in 0..self.rows.len() {
-            if i == j {
-                continue;
-            }
-            for k in 0..m {
-                let have = self.rows[i][k];
-                if have == 0 {
+        let mut after: Vec<(usize, u32, u32, u32)> = Vec::new(); // job, replicas, nodes, differ
+        for &i in &jobs {
+            let (mut r, mut n, mut d) = (self.replicas[i] as i64, self.nodes[i] as i64, self.differ[i] as i64);
+            let mut seen: Vec<usize> = Vec::new();
+            for c in changes.iter().filter(|c| c.0 == i) {
+                if seen.contains(&c.1) {
                     continue;
                 }
-                for give in [1, have] {
-                    let (mut ri, mut rj) = (self.rows[i].clone(), self.rows[j].clone());
-                    ri[k] -= give;
-                    rj[k] += give;
-                    consider(vec![(i, ri), (j, rj)], p);
-                    if have == 1 {
-                        break;
-                    }
+                seen.push(c.1);
+                let (old, new) = (self.rows[i][c.1] as i64, new_count(i, c.1));
+                if new < 0 {
+                    return None;
                 }
+                let cur = p.jobs[i].current()[c.1] as i64;
+                r += new - old;
+                n += i64::from(new > 0) - i64::from(old > 0);
+                d += i64::from(new != cur) - i64::from(old != cur);
+            }
+            if r as u32 > p.jobs[i].max_replicas() || n as usize > MAX_NODES_PER_JOB {
+                return None;
+            }
+            after.push((i, r as u32, n as u32, d as u32));
+        }
+        // Capacity on the nodes touched.
+        for c in changes {
+            let added: i64 = changes.iter().filter(|x| x.1 == c.1).map(|x| x.2).sum();
+            if added > self.free[c.1] as i64 {
+                return None;
             }
         }
-        best
+        if p.avoid_interference && !self.apart(changes, &after, &new_count) {
+            return None;
+        }
+        let mut gain = 0.0;
+        for &(i, r, n, d) in &after {
+            gain += p.jobs[i].utility(n > 1, r, d > 0) - self.value[i];
+        }
+        Some(gain)
     }
 
-    /// Whether the rows after `mv` respect every constraint.
-    fn valid<J: JobUtility>(&self, p: &mut Problem<J>, mv: &Move) -> bool {
-        for (i, row) in mv {
-            let (r, n) = shape(row);
-            if r > p.jobs[*i].max_replicas() || n > MAX_NODES_PER_JOB {
-                return false;
-            }
-        }
-        let m = self.free.len();
-        for k in 0..m {
-            let delta: i64 = mv.iter().map(|(i, row)| row[k] as i64 - self.rows[*i][k] as i64).sum();
-            if delta > self.free[k] as i64 {
-                return false;
-            }
-        }
-        if !p.avoid_interference {
-            return true;
-        }
-        for (i, row) in mv {
-            if shape(row).1 < 2 {
+    /// Whether every multi-node job after the changes has its nodes to
+    /// itself (among multi-node jobs).
+    fn apart(&self, changes: &[Change], after: &[(usize, u32, u32, u32)], count: &dyn Fn(usize, usize) -> i64) -> bool {
+        for &(i, _, n, _) in after {
+            if n < 2 {
                 continue;
             }
-            for k in (0..m).filter(|&k| row[k] > 0) {
-                // Multi-node jobs on node k after the move, other than i.
-                let mut others = self.dist_on[k] as i64;
-                for (x, new) in mv {
-                    if self.rows[*x][k] > 0 && shape(&self.rows[*x]).1 > 1 {
-                        others -= 1;
-                    }
-                    if x != i && new[k] > 0 && shape(new).1 > 1 {
-                        others += 1;
-                    }
+            let mut nodes: Vec<usize> = (0..self.free.len()).filter(|&k| self.rows[i][k] > 0).collect();
+            nodes.extend(changes.iter().filter(|c| c.0 == i).map(|c| c.1));
+            for k in nodes {
+                if count(i, k) <= 0 {
+                    continue;
+                }
+                let mut others = self.dist_on[k] as i64 - i64::from(self.multi(i) && self.rows[i][k] > 0);
+                for &(x, _, nx, _) in after.iter().filter(|a| a.0 != i) {
+                    others -= i64::from(self.multi(x) && self.rows[x][k] > 0);
+                    others += i64::from(nx > 1 && count(x, k) > 0);
                 }
                 if others > 0 {
                     return false;
@@ -443,7 +429,141 @@ impl State {
         }
         true
     }
+
+    /// The gain of giving job `j` a whole new row (reset, re-placement).
+    fn gain_row<J: JobUtility>(&self, p: &mut Problem<J>, j: usize, row: &[u32]) -> Option<f64> {
+        let changes: Vec<Change> = (0..row.len())
+            .filter(|&k| row[k] != self.rows[j][k])
+            .map(|k| (j, k, row[k] as i64 - self.rows[j][k] as i64))
+            .collect();
+        if changes.is_empty() {
+            return None;
+        }
+        self.gain(p, &changes)
+    }
+
+    /// The best improving move for job `j`: the new rows it gives.
+    fn best_move_for<J: JobUtility>(&self, p: &mut Problem<J>, j: usize, pairs: bool) -> Option<(f64, Move)> {
+        let mut best: Option<(f64, Move)> = None;
+        let mut offer = |gain: Option<f64>, mv: &dyn Fn() -> Move| {
+            if let Some(g) = gain {
+                if g > 0.0 && best.as_ref().is_none_or(|b| g > b.0) {
+                    best = Some((g, mv()));
+                }
+            }
+        };
+        let m = self.free.len();
+        let with = |rows: &Rows, changes: &[Change]| -> Move {
+            let mut out: Move = Vec::new();
+            for &(i, k, d) in changes {
+                if let Some(e) = out.iter_mut().find(|e| e.0 == i) {
+                    e.1[k] = (e.1[k] as i64 + d) as u32;
+                } else {
+                    let mut row = rows[i].clone();
+                    row[k] = (row[k] as i64 + d) as u32;
+                    out.push((i, row));
+                }
+            }
+            out
+        };
+        // Back to the current GPUs.
+        let cur = p.jobs[j].current().to_vec();
+        if self.differ[j] > 0 {
+            let g = self.gain_row(p, j, &cur);
+            offer(g, &|| vec![(j, cur.clone())]);
+        }
+        // One GPU more on a node, one fewer or none on a node it uses: the
+        // value depends only on whether a node is new or emptied and on
+        // matching the current row, so one node of each kind is tried.
+        for k in self.grow_nodes(p, j) {
+            let c = [(j, k, 1)];
+            offer(self.gain(p, &c), &|| with(&self.rows, &c));
+        }
+        for k in (0..m).filter(|&k| self.rows[j][k] > 0) {
+            let have = self.rows[j][k] as i64;
+            for d in [1, have] {
+                let c = [(j, k, -d)];
+                offer(self.gain(p, &c), &|| with(&self.rows, &c));
+                if have == 1 {
+                    break;
+                }
+            }
+        }
+        // GPUs of another job on one node: one of them, or all.
+        for i in (0..self.rows.len()).filter(|&i| i != j && self.replicas[i] > 0) {
+            for k in (0..m).filter(|&k| self.rows[i][k] > 0) {
+                let have = self.rows[i][k] as i64;
+                for d in [1, have] {
+                    let c = [(i, k, -d), (j, k, d)];
+                    offer(self.gain(p, &c), &|| with(&self.rows, &c));
+                    if have == 1 {
+                        break;
+                    }
+                }
+            }
+        }
+        // Elsewhere: the best placement on the GPUs free once it leaves.
+        let (free, dist) = self.without(&[j]);
+        let budget: u32 = free.iter().sum();
+        if let Some(row) = p.best_fit(j, &free, &dist, budget) {
+            let g = self.gain_row(p, j, &row);
+            offer(g, &|| vec![(j, row.clone())]);
+        }
+        if pairs {
+            for i in (0..self.rows.len()).filter(|&i| i != j && self.replicas[i] > 0) {
+                let (free, dist) = self.without(&[j, i]);
+                for (a, b) in [(j, i), (i, j)] {
+                    let (mut f, mut d) = (free.clone(), dist.clone());
+                    let budget: u32 = f.iter().sum();
+                    let ra = p.best_fit(a, &f, &d, budget).unwrap_or_else(|| vec![0; m]);
+                    take(&mut f, &mut d, &ra);
+                    let budget: u32 = f.iter().sum();
+                    let rb = p.best_fit(b, &f, &d, budget).unwrap_or_else(|| vec![0; m]);
+                    let g = p.value(a, &ra) + p.value(b, &rb) - self.value[a] - self.value[b];
+                    offer(Some(g), &|| vec![(a, ra.clone()), (b, rb.clone())]);
+                }
+            }
+        }
+        best
+    }
+
+    /// Nodes worth trying one more GPU of job `j` on: one it uses, one it
+    /// would restore towards its current row, one new (the emptiest allowed).
+    fn grow_nodes<J: JobUtility>(&self, p: &mut Problem<J>, j: usize) -> Vec<usize> {
+        let m = self.free.len();
+        let cur = p.jobs[j].current();
+        let open = |k: &usize| self.free[*k] > 0;
+        let mut out: Vec<usize> = Vec::new();
+        out.extend((0..m).filter(open).find(|&k| self.rows[j][k] > 0));
+        out.extend((0..m).filter(open).find(|&k| cur[k] > self.rows[j][k]));
+        let fresh = (0..m)
+            .filter(|k| open(k) && self.rows[j][*k] == 0 && !(p.avoid_interference && self.dist_on[*k] > 0))
+            .max_by_key(|&k| (self.free[k], std::cmp::Reverse(k)));
+        out.extend(fresh.or_else(|| (0..m).filter(open).find(|&k| self.rows[j][k] == 0)));
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Free GPUs and nodes barred to multi-node jobs once `jobs` leave.
+    fn without(&self, jobs: &[usize]) -> (Vec<u32>, Vec<bool>) {
+        let mut free = self.free.clone();
+        let mut dist = self.dist_on.clone();
+        for &j in jobs {
+            let multi = self.multi(j);
+            for k in 0..free.len() {
+                free[k] += self.rows[j][k];
+                if multi && self.rows[j][k] > 0 {
+                    dist[k] -= 1;
+                }
+            }
+        }
+        (free, dist.iter().map(|&d| d > 0).collect())
+    }
 }
+
+/// A move: new rows for one or two jobs.
+type Move = Vec<(usize, Vec<u32>)>;
 
 #[cfg(test)]
 mod tests;
