@@ -23,6 +23,10 @@ use crate::elastic::results::{ElasticResult, RoundPoint};
 use crate::elastic::summary;
 use crate::time::{to_secs, Millis};
 
+/// Rounds in a row in which jobs wait and no GPU is allocated before the
+/// replay is declared stuck (a policy that starves every job).
+const MAX_IDLE_ROUNDS: u64 = 100_000;
+
 /// Replays `jobs` on nodes of `node_gpus` GPUs under `policy`.
 pub fn replay(
     jobs: &[ElasticJob],
@@ -34,7 +38,12 @@ pub fn replay(
     if node_gpus.is_empty() || node_gpus.contains(&0) {
         return Err(ElasticError::EmptyCluster);
     }
+    let total: u32 = node_gpus.iter().sum();
+    for j in jobs {
+        policy.check(j, total).map_err(|what| ElasticError::Model { job: j.name.clone(), what })?;
+    }
     let mut state: Vec<Runtime> = jobs.iter().map(|j| Runtime::new(j.application, policy.batch_rule(j))).collect();
+    let mut idle_rounds = 0u64;
     let mut rounds = Vec::new();
     let mut t: Millis = 0;
     let restart_s = to_secs(config.restart_delay);
@@ -51,6 +60,14 @@ pub fn replay(
         let allocations = allocate(jobs, &mut state, &active, node_gpus, t, restart_s, policy)?;
         apply(jobs, &mut state, &active, allocations, t, restart_s, policy.name(), node_gpus)?;
         rounds.push(point(&state, &active, t));
+        idle_rounds = if rounds.last().is_some_and(|r| r.allocated_gpus == 0) { idle_rounds + 1 } else { 0 };
+        if idle_rounds > MAX_IDLE_ROUNDS {
+            return Err(ElasticError::Allocation {
+                policy: policy.name().to_string(),
+                time_s: to_secs(t),
+                what: format!("no job has held a GPU for {MAX_IDLE_ROUNDS} rounds while jobs wait"),
+            });
+        }
         let slow = interference(&state, &active, node_gpus.len(), config.interference);
         let dt = to_secs(config.interval);
         for (&i, s) in active.iter().zip(slow) {

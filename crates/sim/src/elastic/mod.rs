@@ -16,6 +16,7 @@
 //! are unchanged by it. Semantics: `docs/simulate-elastic.md`.
 
 pub mod app;
+pub mod artifact;
 pub mod config;
 pub mod engine;
 pub mod error;

@@ -231,14 +231,27 @@ fn projected_lbfgs(x0: &[f64], lower: &[f64], upper: &[f64], f: impl Fn(&[f64]) 
             let mut xn: Vec<f64> = x.iter().zip(&d).map(|(a, b)| a + t * b).collect();
             project(&mut xn);
             let step: Vec<f64> = xn.iter().zip(&x).map(|(a, b)| a - b).collect();
+            let slope = dot(&g, &step);
+            if slope >= 0.0 {
+                // The projection turned the step uphill: shorten it.
+                t *= 0.5;
+                continue;
+            }
             let (fn_, gn) = f(&xn);
-            if fn_.is_finite() && fn_ <= fx + 1e-4 * dot(&g, &step) {
+            if fn_.is_finite() && fn_ < fx && fn_ <= fx + 1e-4 * slope {
                 next = Some((xn, fn_, gn));
                 break;
             }
             t *= 0.5;
         }
-        let Some((xn, fn_, gn)) = next else { break };
+        let Some((xn, fn_, gn)) = next else {
+            if hist.is_empty() {
+                break;
+            }
+            // The quasi-Newton step failed: start again from steepest descent.
+            hist.clear();
+            continue;
+        };
         let s: Vec<f64> = xn.iter().zip(&x).map(|(a, b)| a - b).collect();
         let y: Vec<f64> = gn.iter().zip(&g).map(|(a, b)| a - b).collect();
         let sy = dot(&s, &y);

@@ -85,6 +85,13 @@ pub trait ElasticPolicy: Send {
         BatchRule::Fixed(job.batch_size)
     }
 
+    /// Whether the policy can ever run `job` on a cluster of `total_gpus`
+    /// GPUs (an error says why not); by default it can.
+    fn check(&self, job: &ElasticJob, total_gpus: u32) -> Result<(), String> {
+        let _ = (job, total_gpus);
+        Ok(())
+    }
+
     /// One allocation per job of `round.jobs`, in the same order.
     fn allocate(&mut self, round: &Round) -> Vec<Allocation>;
 }

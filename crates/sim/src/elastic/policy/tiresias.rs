@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 
 use super::{free_gpus, most_free_first, Allocation, ElasticPolicy, Round};
+use crate::elastic::job::ElasticJob;
 
 /// GPU-seconds of service after which a job is demoted: 16 GPU-hours.
 pub const THRESHOLD_GPU_S: f64 = 16.0 * 3600.0;
@@ -73,6 +74,13 @@ impl Tiresias {
 impl ElasticPolicy for Tiresias {
     fn name(&self) -> &str {
         "tiresias"
+    }
+
+    fn check(&self, job: &ElasticJob, total_gpus: u32) -> Result<(), String> {
+        if job.replicas > total_gpus {
+            return Err(format!("asks for {} GPUs, the cluster has {total_gpus}", job.replicas));
+        }
+        Ok(())
     }
 
     fn allocate(&mut self, round: &Round) -> Vec<Allocation> {
