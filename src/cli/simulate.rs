@@ -43,6 +43,8 @@ use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selectio
 ///   tracelab simulate --jobs jobs.csv --cluster 4x8 --policy fifo,sjf
 ///   tracelab simulate --trace pai --policy exclusive,horus --cluster 2x8 --sample 2000
 ///   tracelab simulate --trace pai --online 8 --policy time-sharing,muxflow --cluster 2x8
+///   tracelab simulate --jobs artifact:6 --policy pollux,optimus,tiresias
+///   tracelab simulate --trace philly --recipe pollux --sample 160 --policy pollux --load 0.5,1,2
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -52,18 +54,18 @@ pub struct Args {
     list: bool,
     /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
     #[arg(long, value_name = "STORE")]
-    store: Option<PathBuf>,
+    pub(super) store: Option<PathBuf>,
     /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus).
     #[arg(long, default_value = "pai", conflicts_with = "jobs")]
-    trace: String,
+    pub(super) trace: String,
     /// Replay this CSV job list instead (columns submit_s, duration_s, gpus
     /// and optionally job_id, cpus, user, vc, group, gpu_type, gpu_util,
     /// gpu_mem_gib, class).
     #[arg(long, value_name = "FILE.csv")]
-    jobs: Option<PathBuf>,
+    pub(super) jobs: Option<PathBuf>,
     /// Policies, comma-separated (see --list).
     #[arg(long, default_value = "fifo", value_name = "LIST")]
-    policy: String,
+    pub(super) policy: String,
     /// Placements, comma-separated (see --list).
     #[arg(long, default_value = "pack", value_name = "LIST")]
     placement: String,
@@ -119,16 +121,16 @@ pub struct Args {
     window: String,
     /// Replay N jobs of the window, drawn uniformly without replacement.
     #[arg(long, value_name = "N")]
-    sample: Option<usize>,
+    pub(super) sample: Option<usize>,
     /// Seed of --sample and of the random placement.
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub(super) seed: u64,
     /// Load factors, comma-separated: submission times from the window start divided by each.
     #[arg(long, default_value = "1", value_name = "LIST")]
-    load: String,
+    pub(super) load: String,
     /// from-trace, NODESxGPUS (e.g. 100x8) or a .toml file of [[group]] tables.
     #[arg(long, default_value = "from-trace")]
-    cluster: String,
+    pub(super) cluster: String,
     /// Ceiling on the cluster's nodes (all partitions): a replay holds about
     /// 130 bytes per node. At most 2147483647.
     #[arg(long, value_name = "N", default_value_t = tracelab_sim::cluster::DEFAULT_MAX_NODES)]
@@ -143,18 +145,20 @@ pub struct Args {
     unplaceable: Option<Unplaceable>,
     /// Stop the replay this long after the window start (e.g. 12h); unfinished jobs are counted.
     #[arg(long, value_name = "DURATION")]
-    until: Option<String>,
+    pub(super) until: Option<String>,
     /// Also write jobs.parquet (one row per job and run), series.parquet,
     /// summary.csv, left-out.csv and result.json into this folder (created
     /// if missing; each file replaced whole, other files left alone).
     #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
+    pub(super) out: Option<PathBuf>,
     #[command(flatten)]
     output: OutputArgs,
     /// Replays run at the same time; each holds its own engine state (about
     /// 0.4 KB per job), so the default is 2, or 1 above 250,000 jobs.
     #[arg(long)]
-    threads: Option<usize>,
+    pub(super) threads: Option<usize>,
+    #[command(flatten)]
+    pub(super) elastic: super::simulate_elastic::ElasticArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -170,8 +174,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
         return Ok(0);
     }
+    if super::simulate_elastic::wanted(&args.policy, args.jobs.as_deref(), &args.elastic) {
+        return super::simulate_elastic::run(&args, &sink);
+    }
     let (req, specs) = plan(&args)?;
-    check_outputs(&args)?;
+    check_outputs(&args, &OUT_FILES)?;
     let store = match &req.source {
         Source::Trace(_) => Some(super::store::resolve(args.store.as_ref())?),
         Source::Csv(_) => None,
@@ -386,7 +393,7 @@ const OUT_FILES: [&str; 5] = ["jobs.parquet", "series.parquet", "summary.csv", "
 
 /// Refuses, before any replay, an `--out` that is a link or not a folder,
 /// a file of it that cannot be replaced, and `-o` naming one of them.
-fn check_outputs(a: &Args) -> anyhow::Result<()> {
+pub(super) fn check_outputs(a: &Args, names: &[&str]) -> anyhow::Result<()> {
     let Some(dir) = &a.out else { return Ok(()) };
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_symlink() => {
@@ -395,7 +402,7 @@ fn check_outputs(a: &Args) -> anyhow::Result<()> {
         Ok(m) if !m.is_dir() => return Err(usage(format!("--out {}: is not a folder", dir.display()))),
         _ => {}
     }
-    let files: Vec<PathBuf> = OUT_FILES.iter().map(|f| dir.join(f)).collect();
+    let files: Vec<PathBuf> = names.iter().map(|f| dir.join(f)).collect();
     if dir.is_dir() {
         for path in &files {
             outfile::check("--out", path, Replace::Regular)?;

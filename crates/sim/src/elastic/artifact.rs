@@ -67,5 +67,8 @@ pub fn published() -> Vec<Published> {
 
 /// The published average of `run` in `experiment` on `workload`.
 pub fn published_jct(experiment: &str, run: &str, workload: &str) -> Option<f64> {
-    published().into_iter().find(|p| p.experiment == experiment && p.run == run && p.workload == workload).map(|p| p.avg_jct_s)
+    published()
+        .into_iter()
+        .find(|p| p.experiment == experiment && p.run == run && p.workload == workload)
+        .map(|p| p.avg_jct_s)
 }

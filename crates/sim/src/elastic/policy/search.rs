@@ -270,6 +270,8 @@ struct State {
     replicas: Vec<u32>,
     nodes: Vec<u32>,
     differ: Vec<u32>,
+    /// The nodes each job uses, ascending.
+    on: Vec<Vec<u32>>,
 }
 
 /// GPUs added to (or, negative, taken from) one job on one node.
@@ -290,6 +292,7 @@ impl State {
             replicas: vec![0; n],
             nodes: vec![0; n],
             differ: vec![0; n],
+            on: vec![Vec::new(); n],
         };
         for (j, row) in rows.into_iter().enumerate() {
             s.set(p, j, row);
@@ -315,6 +318,7 @@ impl State {
         self.differ[j] = row.iter().zip(cur).filter(|(a, b)| a != b).count() as u32;
         self.replicas[j] = r;
         self.nodes[j] = n as u32;
+        self.on[j] = (0..row.len() as u32).filter(|&k| row[k as usize] > 0).collect();
         for (k, &g) in row.iter().enumerate() {
             self.free[k] -= g;
             if n > 1 && g > 0 {
@@ -330,9 +334,9 @@ impl State {
         let pairs = self.rows.len() * self.free.len() <= PAIR_MOVES_UP_TO;
         for _ in 0..64 {
             let mut changed = false;
+            let scale = self.value.iter().map(|v| v.abs()).sum::<f64>().max(1.0);
             for j in 0..self.rows.len() {
                 for _ in 0..256 {
-                    let scale = self.value.iter().map(|v| v.abs()).sum::<f64>().max(1.0);
                     match self.best_move_for(p, j, pairs) {
                         Some((gain, rows)) if gain > 1e-12 * scale => {
                             // Release every row first: a new row may use
@@ -356,71 +360,75 @@ impl State {
         }
     }
 
-    /// The gain of small changes to at most two jobs, if they respect
-    /// every constraint.
+    /// The gain of small changes (at most two jobs, no node twice for one
+    /// job), if they respect every constraint.
     fn gain<J: JobUtility>(&self, p: &mut Problem<J>, changes: &[Change]) -> Option<f64> {
-        let mut jobs: Vec<usize> = changes.iter().map(|c| c.0).collect();
-        jobs.dedup();
-        let new_count = |i: usize, k: usize| -> i64 {
-            self.rows[i][k] as i64 + changes.iter().filter(|c| c.0 == i && c.1 == k).map(|c| c.2).sum::<i64>()
-        };
-        let mut after: Vec<(usize, u32, u32, u32)> = Vec::new(); // job, replicas, nodes, differ
-        for &i in &jobs {
-            let (mut r, mut n, mut d) = (self.replicas[i] as i64, self.nodes[i] as i64, self.differ[i] as i64);
-            let mut seen: Vec<usize> = Vec::new();
-            for c in changes.iter().filter(|c| c.0 == i) {
-                if seen.contains(&c.1) {
-                    continue;
+        // Per changed job: (job, replicas, nodes, differing nodes) after.
+        let mut after = [(usize::MAX, 0u32, 0u32, 0u32); 2];
+        let mut count = 0;
+        for &(i, k, d) in changes {
+            let slot = match after[..count].iter().position(|a| a.0 == i) {
+                Some(s) => s,
+                None => {
+                    after[count] = (i, self.replicas[i], self.nodes[i], self.differ[i]);
+                    count += 1;
+                    count - 1
                 }
-                seen.push(c.1);
-                let (old, new) = (self.rows[i][c.1] as i64, new_count(i, c.1));
-                if new < 0 {
-                    return None;
-                }
-                let cur = p.jobs[i].current()[c.1] as i64;
-                r += new - old;
-                n += i64::from(new > 0) - i64::from(old > 0);
-                d += i64::from(new != cur) - i64::from(old != cur);
-            }
-            if r as u32 > p.jobs[i].max_replicas() || n as usize > MAX_NODES_PER_JOB {
+            };
+            let old = self.rows[i][k] as i64;
+            let new = old + d;
+            if new < 0 {
                 return None;
             }
-            after.push((i, r as u32, n as u32, d as u32));
+            let cur = p.jobs[i].current()[k] as i64;
+            let a = &mut after[slot];
+            a.1 = (a.1 as i64 + d) as u32;
+            a.2 = (a.2 as i64 + i64::from(new > 0) - i64::from(old > 0)) as u32;
+            a.3 = (a.3 as i64 + i64::from(new != cur) - i64::from(old != cur)) as u32;
         }
-        // Capacity on the nodes touched.
-        for c in changes {
-            let added: i64 = changes.iter().filter(|x| x.1 == c.1).map(|x| x.2).sum();
-            if added > self.free[c.1] as i64 {
+        let after = &after[..count];
+        for &(i, r, n, _) in after {
+            if r > p.jobs[i].max_replicas() || n as usize > MAX_NODES_PER_JOB {
                 return None;
             }
         }
-        if p.avoid_interference && !self.apart(changes, &after, &new_count) {
+        for &(_, k, _) in changes {
+            let added: i64 = changes.iter().filter(|x| x.1 == k).map(|x| x.2).sum();
+            if added > self.free[k] as i64 {
+                return None;
+            }
+        }
+        if p.avoid_interference && !self.apart(changes, after) {
             return None;
         }
         let mut gain = 0.0;
-        for &(i, r, n, d) in &after {
+        for &(i, r, n, d) in after {
             gain += p.jobs[i].utility(n > 1, r, d > 0) - self.value[i];
         }
         Some(gain)
     }
 
+    /// GPUs of job `i` on node `k` after `changes`.
+    fn count_after(&self, changes: &[Change], i: usize, k: usize) -> i64 {
+        self.rows[i][k] as i64 + changes.iter().filter(|c| c.0 == i && c.1 == k).map(|c| c.2).sum::<i64>()
+    }
+
     /// Whether every multi-node job after the changes has its nodes to
     /// itself (among multi-node jobs).
-    fn apart(&self, changes: &[Change], after: &[(usize, u32, u32, u32)], count: &dyn Fn(usize, usize) -> i64) -> bool {
+    fn apart(&self, changes: &[Change], after: &[(usize, u32, u32, u32)]) -> bool {
         for &(i, _, n, _) in after {
             if n < 2 {
                 continue;
             }
-            let mut nodes: Vec<usize> = (0..self.free.len()).filter(|&k| self.rows[i][k] > 0).collect();
-            nodes.extend(changes.iter().filter(|c| c.0 == i).map(|c| c.1));
-            for k in nodes {
-                if count(i, k) <= 0 {
+            let added = changes.iter().filter(|c| c.0 == i).map(|c| c.1);
+            for k in self.on[i].iter().map(|&k| k as usize).chain(added) {
+                if self.count_after(changes, i, k) <= 0 {
                     continue;
                 }
                 let mut others = self.dist_on[k] as i64 - i64::from(self.multi(i) && self.rows[i][k] > 0);
                 for &(x, _, nx, _) in after.iter().filter(|a| a.0 != i) {
                     others -= i64::from(self.multi(x) && self.rows[x][k] > 0);
-                    others += i64::from(nx > 1 && count(x, k) > 0);
+                    others += i64::from(nx > 1 && self.count_after(changes, x, k) > 0);
                 }
                 if others > 0 {
                     return false;
@@ -479,7 +487,7 @@ impl State {
             let c = [(j, k, 1)];
             offer(self.gain(p, &c), &|| with(&self.rows, &c));
         }
-        for k in (0..m).filter(|&k| self.rows[j][k] > 0) {
+        for k in self.on[j].iter().map(|&k| k as usize) {
             let have = self.rows[j][k] as i64;
             for d in [1, have] {
                 let c = [(j, k, -d)];
@@ -489,11 +497,31 @@ impl State {
                 }
             }
         }
-        // GPUs of another job on one node: one of them, or all.
+        // GPUs of another job on one node: one of them, or all. A cheap
+        // upper bound (either restart state, either node count) skips the
+        // transfers that cannot gain before their constraints are checked.
+        let (rj, nj) = (self.replicas[j], self.nodes[j]);
+        let bound = |p: &mut Problem<J>, i: usize, r: u32, n: u32| -> f64 {
+            if r > p.jobs[i].max_replicas() {
+                return f64::NEG_INFINITY;
+            }
+            let u =
+                |p: &mut Problem<J>, n: u32| p.jobs[i].utility(n > 1, r, true).max(p.jobs[i].utility(n > 1, r, false));
+            u(p, n) - self.value[i]
+        };
         for i in (0..self.rows.len()).filter(|&i| i != j && self.replicas[i] > 0) {
-            for k in (0..m).filter(|&k| self.rows[i][k] > 0) {
+            for k in self.on[i].iter().map(|&k| k as usize) {
                 let have = self.rows[i][k] as i64;
                 for d in [1, have] {
+                    let (du, left) = (d as u32, self.rows[i][k] - d as u32);
+                    let gi = bound(p, i, self.replicas[i] - du, self.nodes[i] - u32::from(left == 0));
+                    let gj = bound(p, j, rj + du, nj + u32::from(self.rows[j][k] == 0));
+                    if gi + gj <= 0.0 {
+                        if have == 1 {
+                            break;
+                        }
+                        continue;
+                    }
                     let c = [(i, k, -d), (j, k, d)];
                     offer(self.gain(p, &c), &|| with(&self.rows, &c));
                     if have == 1 {
