@@ -18,9 +18,8 @@
 //!   layers, linear in the node count, which is capped at 16 (the largest
 //!   measured). The artifact interpolates these points on a Delaunay
 //!   triangulation instead (scipy's `LinearNDInterpolator`); both are
-//!   linear between measured points, and they differ where several
-//!   triangulations are possible (docs/simulate-elastic.md gives the size
-//!   of the difference).
+//!   linear between measured points, and they differ only where several
+//!   triangulations are possible.
 //!
 //! A placement is identified up to rotation, as measured: `(4, 1)` is the
 //! measured `14`, the lexicographically smallest rotation.
