@@ -10,6 +10,7 @@
 //! interference); [`views`] serves them to reports. Semantics:
 //! `docs/simulate-elastic.md`.
 
+pub mod export;
 pub mod recipe;
 pub mod run;
 pub mod views;

@@ -186,10 +186,9 @@ pub fn output(id: &str, p: &ElasticPrepared, runs: &[(ElasticSpec, ElasticResult
     out
 }
 
-/// What every elastic output states.
-pub fn definition(p: &ElasticPrepared) -> String {
-    let gpus: u32 = p.node_gpus.iter().sum();
-    let source = match &p.trace {
+/// Where the workload came from, in one sentence's worth of words.
+pub fn source_text(p: &ElasticPrepared) -> String {
+    match &p.trace {
         Some(t) => format!(
             "{} jobs drawn by Pollux's generator (OSDI'21 artifact simulator/workload.py semantics: at least 60 s, under \
              1,000 GPU-hours, submitted at hours [{}, {}) of the day in the trace's local time, placed at that time of \
@@ -204,7 +203,13 @@ pub fn definition(p: &ElasticPrepared) -> String {
             p.source
         ),
         None => format!("{} jobs of {}", p.jobs.len(), p.source),
-    };
+    }
+}
+
+/// What every elastic output states.
+pub fn definition(p: &ElasticPrepared) -> String {
+    let gpus: u32 = p.node_gpus.iter().sum();
+    let source = source_text(p);
     format!(
         "Source: {source}. Cluster: {} nodes of {} GPUs ({gpus} GPUs). Elastic replay as Pollux's simulator runs it \
          (OSDI'21 §5.3): scheduling rounds every interval; a re-allocation restarts the job (no progress for the \
