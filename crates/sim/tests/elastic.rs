@@ -143,11 +143,13 @@ fn a_policy_over_the_cluster_fails_the_run() {
     assert!(e.to_string().contains("node 7 does not exist"), "{e}");
 }
 
+/// Per round: time and (job index, GPUs) of each active job.
+type Log = Vec<(Millis, Vec<(usize, Vec<u32>)>)>;
+
 /// A built-in policy, with every allocation it makes recorded.
 struct Recorder {
     inner: Box<dyn ElasticPolicy>,
-    /// Per round: time and (job index, GPUs) of each active job.
-    log: Vec<(Millis, Vec<(usize, Vec<u32>)>)>,
+    log: Log,
 }
 
 impl ElasticPolicy for Recorder {

@@ -51,8 +51,8 @@ impl Tiresias {
         self.queue1.retain(|k| active.contains_key(k));
         self.state.retain(|k, _| active.contains_key(k));
         for j in round.jobs {
-            if !self.state.contains_key(&j.index) {
-                self.state.insert(j.index, State::default());
+            if let std::collections::hash_map::Entry::Vacant(e) = self.state.entry(j.index) {
+                e.insert(State::default());
                 self.queue0.push(j.index);
             }
         }
