@@ -54,18 +54,18 @@ pub struct Args {
     list: bool,
     /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
     #[arg(long, value_name = "STORE")]
-    pub(super) store: Option<PathBuf>,
+    store: Option<PathBuf>,
     /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus).
     #[arg(long, default_value = "pai", conflicts_with = "jobs")]
-    pub(super) trace: String,
+    trace: String,
     /// Replay this CSV job list instead (columns submit_s, duration_s, gpus
     /// and optionally job_id, cpus, user, vc, group, gpu_type, gpu_util,
     /// gpu_mem_gib, class).
     #[arg(long, value_name = "FILE.csv")]
-    pub(super) jobs: Option<PathBuf>,
+    jobs: Option<PathBuf>,
     /// Policies, comma-separated (see --list).
     #[arg(long, default_value = "fifo", value_name = "LIST")]
-    pub(super) policy: String,
+    policy: String,
     /// Placements, comma-separated (see --list).
     #[arg(long, default_value = "pack", value_name = "LIST")]
     placement: String,
@@ -121,16 +121,16 @@ pub struct Args {
     window: String,
     /// Replay N jobs of the window, drawn uniformly without replacement.
     #[arg(long, value_name = "N")]
-    pub(super) sample: Option<usize>,
+    sample: Option<usize>,
     /// Seed of --sample and of the random placement.
     #[arg(long, default_value_t = 1)]
-    pub(super) seed: u64,
+    seed: u64,
     /// Load factors, comma-separated: submission times from the window start divided by each.
     #[arg(long, default_value = "1", value_name = "LIST")]
-    pub(super) load: String,
+    load: String,
     /// from-trace, NODESxGPUS (e.g. 100x8) or a .toml file of [[group]] tables.
     #[arg(long, default_value = "from-trace")]
-    pub(super) cluster: String,
+    cluster: String,
     /// Ceiling on the cluster's nodes (all partitions): a replay holds about
     /// 130 bytes per node. At most 2147483647.
     #[arg(long, value_name = "N", default_value_t = tracelab_sim::cluster::DEFAULT_MAX_NODES)]
@@ -145,20 +145,20 @@ pub struct Args {
     unplaceable: Option<Unplaceable>,
     /// Stop the replay this long after the window start (e.g. 12h); unfinished jobs are counted.
     #[arg(long, value_name = "DURATION")]
-    pub(super) until: Option<String>,
+    until: Option<String>,
     /// Also write jobs.parquet (one row per job and run), series.parquet,
     /// summary.csv, left-out.csv and result.json into this folder (created
     /// if missing; each file replaced whole, other files left alone).
     #[arg(long, value_name = "DIR")]
-    pub(super) out: Option<PathBuf>,
+    out: Option<PathBuf>,
     #[command(flatten)]
     output: OutputArgs,
     /// Replays run at the same time; each holds its own engine state (about
     /// 0.4 KB per job), so the default is 2, or 1 above 250,000 jobs.
     #[arg(long)]
-    pub(super) threads: Option<usize>,
+    threads: Option<usize>,
     #[command(flatten)]
-    pub(super) elastic: super::simulate_elastic::ElasticArgs,
+    elastic: super::simulate_elastic::ElasticArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,7 +175,23 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(0);
     }
     if super::simulate_elastic::wanted(&args.policy, args.jobs.as_deref(), &args.elastic) {
-        return super::simulate_elastic::run(&args, &sink);
+        check_outputs(&args, &super::simulate_elastic::OUT_FILES)?;
+        let a = &args;
+        let common = super::simulate_elastic::Common {
+            store: &a.store,
+            trace: &a.trace,
+            jobs: &a.jobs,
+            policy: &a.policy,
+            sample: a.sample,
+            seed: a.seed,
+            load: &a.load,
+            cluster: &a.cluster,
+            until: &a.until,
+            out: &a.out,
+            threads: a.threads,
+            elastic: &a.elastic,
+        };
+        return super::simulate_elastic::run(&common, &sink);
     }
     let (req, specs) = plan(&args)?;
     check_outputs(&args, &OUT_FILES)?;
@@ -393,7 +409,7 @@ const OUT_FILES: [&str; 5] = ["jobs.parquet", "series.parquet", "summary.csv", "
 
 /// Refuses, before any replay, an `--out` that is a link or not a folder,
 /// a file of it that cannot be replaced, and `-o` naming one of them.
-pub(super) fn check_outputs(a: &Args, names: &[&str]) -> anyhow::Result<()> {
+fn check_outputs(a: &Args, names: &[&str]) -> anyhow::Result<()> {
     let Some(dir) = &a.out else { return Ok(()) };
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_symlink() => {

@@ -7,7 +7,7 @@
 //! artifact:6`) or `--recipe pollux` on a trace.
 
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tracelab_analysis::render;
 use tracelab_schema::error::{Error, IoContext};
@@ -21,7 +21,6 @@ use tracelab_workload::pollux::ElasticSource;
 use tracelab_workload::{select, TraceSel};
 
 use super::output::Sink;
-use super::simulate::Args;
 
 /// Options of elastic replays (docs/simulate-elastic.md).
 #[derive(Debug, Clone, clap::Args)]
@@ -64,6 +63,23 @@ pub struct ElasticArgs {
     fairness_p: f64,
 }
 
+/// The options `simulate` shares with elastic replays (its outputs
+/// already checked against [`OUT_FILES`]).
+pub struct Common<'a> {
+    pub store: &'a Option<PathBuf>,
+    pub trace: &'a String,
+    pub jobs: &'a Option<PathBuf>,
+    pub policy: &'a String,
+    pub sample: Option<usize>,
+    pub seed: u64,
+    pub load: &'a String,
+    pub cluster: &'a String,
+    pub until: &'a Option<String>,
+    pub out: &'a Option<PathBuf>,
+    pub threads: Option<usize>,
+    pub elastic: &'a ElasticArgs,
+}
+
 /// Whether the invocation is an elastic replay.
 pub fn wanted(policy: &str, jobs: Option<&Path>, e: &ElasticArgs) -> bool {
     let elastic_name = policy.split(',').any(|p| p.trim().parse::<ElasticPolicyName>().is_ok());
@@ -82,15 +98,14 @@ fn pollux_csv(path: &Path) -> bool {
 }
 
 /// What `--out` holds after an elastic replay.
-const OUT_FILES: [&str; 3] = ["summary.csv", "jobs.csv", "result.json"];
+pub const OUT_FILES: [&str; 3] = ["summary.csv", "jobs.csv", "result.json"];
 
 fn usage(msg: String) -> anyhow::Error {
     Error::Usage(msg).into()
 }
 
-pub fn run(a: &Args, sink: &Sink) -> anyhow::Result<i32> {
+pub fn run(a: &Common, sink: &Sink) -> anyhow::Result<i32> {
     let req = request(a)?;
-    super::simulate::check_outputs(a, &OUT_FILES)?;
     let store = match &req.source {
         ElasticSource::Trace(..) => Some(super::store::resolve(a.store.as_ref())?),
         _ => None,
@@ -109,7 +124,7 @@ pub fn run(a: &Args, sink: &Sink) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-fn request(a: &Args) -> anyhow::Result<ElasticRequest> {
+fn request(a: &Common) -> anyhow::Result<ElasticRequest> {
     let policies: Vec<ElasticPolicyName> = a
         .policy
         .split(',')
@@ -162,7 +177,7 @@ fn request(a: &Args) -> anyhow::Result<ElasticRequest> {
     Ok(ElasticRequest { source, nodes, gpus, sweep, base, threads: a.threads.unwrap_or(2) })
 }
 
-fn source(a: &Args) -> anyhow::Result<ElasticSource> {
+fn source(a: &Common) -> anyhow::Result<ElasticSource> {
     let e = &a.elastic;
     if let Some(path) = &a.jobs {
         if e.recipe.is_some() {
