@@ -550,6 +550,7 @@ fn measured_usage_matches_duckdb_over_the_store() {
         assert_eq!(got["with_usage"], got["expected"], "{trace}: {got}");
         assert_eq!(got["differ"], 0, "{trace}: {got}");
     }
+}
 
 /// Elastic replays (docs/simulate-elastic.md) from the command line: one of
 /// the artifact's shipped workloads against the average JCT its own

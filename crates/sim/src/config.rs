@@ -15,9 +15,6 @@ pub const MAX_LAS_THRESHOLD_GPU_S: f64 = 1e12;
 
 use crate::names::named_enum;
 
-/// The elastic engine's policy names use the same macro.
-pub(crate) use named_enum;
-
 named_enum!(
     /// Which job the queue prefers (see `docs/simulate.md` for each policy's paper).
     Policy, "policy" {

@@ -1,13 +1,10 @@
 //! What an elastic replay is asked to do: the policy (by name) and the
 //! options of Pollux's simulator, with its defaults (OSDI'21 §5.3).
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 
-use crate::config::named_enum;
 use crate::error::SimError;
+use crate::names::named_enum;
 use crate::time::{Millis, SECOND};
 
 named_enum!(

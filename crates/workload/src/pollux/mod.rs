@@ -108,7 +108,7 @@ pub fn prepare(store: Option<&Store>, source: &ElasticSource, nodes: u32, gpus: 
         }
         ElasticSource::Trace(sel, r) => {
             let store = store.ok_or_else(|| Error::Usage("--trace needs a store".into()))?;
-            let loaded = load::load(store, sel)?;
+            let loaded = load::load(store, sel, false)?;
             let g = recipe::generate(loaded, sel.trace, r)?;
             let trace = TraceAccount {
                 rows: g.rows,

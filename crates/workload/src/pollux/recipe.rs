@@ -195,6 +195,7 @@ mod tests {
                 group: 0,
                 gpu_type: None,
             },
+            usage: Default::default(),
         }
     }
 
