@@ -86,7 +86,10 @@ pub struct Args {
     share_slowdown: f64,
     /// How the classic policies' fractional jobs slow each other on a shared
     /// GPU: constant (--share-slowdown) or utilization (the interference
-    /// model of docs/sharing.md, from each job's GPU utilization).
+    /// model of docs/sharing.md, from each job's GPU utilization). Elastic
+    /// replays (pollux, optimus, tiresias): the slowdown (0 to <1) of a
+    /// multi-node job sharing a node with another, comma-separated for a
+    /// sweep (Pollux: 0, 0.25, 0.5; `constant` counts as 0).
     #[arg(long, default_value = "constant")]
     interference: String,
     /// Add N online services (MuxFlow's latency-critical jobs) of one GPU
@@ -189,6 +192,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             until: &a.until,
             out: &a.out,
             threads: a.threads,
+            interference: &a.interference,
             elastic: &a.elastic,
         };
         return super::simulate_elastic::run(&common, &sink);

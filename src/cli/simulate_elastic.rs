@@ -50,10 +50,6 @@ pub struct ElasticArgs {
     /// Elastic: time a job restarts after each re-allocation.
     #[arg(long, default_value = "30s")]
     restart_delay: String,
-    /// Elastic: slowdown (0 to <1) of a multi-node job sharing a node with
-    /// another, comma-separated for a sweep (Pollux: 0, 0.25, 0.5).
-    #[arg(long, default_value = "0", value_name = "LIST")]
-    interference: String,
     /// Elastic: let pollux put two multi-node jobs on one node (Fig 8c's
     /// "no avoidance").
     #[arg(long)]
@@ -77,6 +73,8 @@ pub struct Common<'a> {
     pub until: &'a Option<String>,
     pub out: &'a Option<PathBuf>,
     pub threads: Option<usize>,
+    /// `--interference`: slowdown levels of an elastic replay.
+    pub interference: &'a String,
     pub elastic: &'a ElasticArgs,
 }
 
@@ -154,12 +152,19 @@ fn request(a: &Common) -> anyhow::Result<ElasticRequest> {
         select::parse_span(raw).ok_or_else(|| usage(format!("--{opt} {raw}: expected a duration such as 60s or 2m")))
     };
     let intervals = e.interval.split(',').map(|r| span("interval", r.trim())).collect::<anyhow::Result<Vec<_>>>()?;
-    let levels = e
-        .interference
+    // `--interference` is shared with the rigid replays, whose default is
+    // `constant`: for an elastic replay that default means no slowdown.
+    let raw = if a.interference.as_str() == "constant" { "0" } else { a.interference.as_str() };
+    let levels = raw
         .split(',')
         .map(|r| r.trim().parse::<f64>().ok().filter(|x| (0.0..1.0).contains(x)))
         .collect::<Option<Vec<f64>>>()
-        .ok_or_else(|| usage(format!("--interference {}: expected numbers in [0, 1)", e.interference)))?;
+        .ok_or_else(|| {
+            usage(format!(
+                "--interference {}: an elastic replay expects slowdowns in [0, 1), comma-separated",
+                a.interference
+            ))
+        })?;
     let loads = a.load.split(',').map(select::parse_load).collect::<Result<Vec<f64>, _>>()?;
     let base = ElasticConfig {
         restart_delay: span("restart-delay", &e.restart_delay)?,
