@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Report benchmark: `tracelab report` over full-scale synthetic PAI + Philly + Helios, from the raw files.
+"""Report benchmark: `tracelab report` over full-scale synthetic PAI + Philly + Helios + AcmeTrace + spot-GPU,
+from the raw files.
 
 Usage:
   python3 bench/report.py [--scale S] [--runs N] [--tracelab PATH] [--work DIR] [--no-duckdb]
 
-Generates (once, under --work, default target/bench) the three synthetic traces at --scale (default 1.0 =
-full size: about 4 GB of PAI CSV, 7 GB of Philly, 0.2 GB of Helios) and links them into one trace folder.
+Generates (once, under --work, default target/bench) the five synthetic traces at --scale (default 1.0 =
+full size: about 4 GB of PAI CSV, 7 GB of Philly, 0.2 GB of Helios, 0.14 GB of AcmeTrace, 0.03 GB of the
+spot-GPU trace) and links them into one trace folder.
 Then, each as one process measured with wait4 (wall time, CPU time, peak RSS):
   1. cold, --runs times (default 3): `tracelab report DIR --store STORE --out OUT` with a fresh store and
      output folder each time (ingest included, no cache);
@@ -15,7 +17,7 @@ Prints every cold run, their median and the largest peak RSS, then the cached an
 Targets: cold median < 120 s and peak RSS < 3 GB on 2 cores (issue 18); cached < 60 s (issue 6).
 
 Second tool in the same run (unless --no-duckdb): after each cold run, one DuckDB process (wait4) converts
-ALL the raw files of the three traces to Parquet (zstd), the floor for anything that must read the raw
+ALL the raw files of the five traces to Parquet (zstd), the floor for anything that must read the raw
 traces once:
   PAI     every pai_*.csv, no header row, column names from its .header file, types as bench/ingest.py
           (and philly_runtime.csv when present);
@@ -23,7 +25,9 @@ traces once:
           cluster_gpu_util (time parsed with its PDT/PST offset to UTC, NA = null, the trailing empty
           field dropped), cluster_cpu_util, cluster_mem_util, cluster_machine_list;
   Helios  per cluster, cluster_log.csv (times parsed) and every other CSV present (cluster_gpu_number.csv
-          in the synthetic output), types detected.
+          in the synthetic output), types detected;
+  AcmeTrace trace_seren.csv and trace_kalos.csv, spot-GPU job_info_df.csv and node_info_df.csv, with a
+          header row, typed as bench/ingest.py types them (AcmeTrace's stamps TIMESTAMPTZ, offsets honoured).
 Prints the floor of each round (and its split by trace, timed inside the DuckDB process), their median, and
 the ratio report / floor per round and of the medians.
 
@@ -54,9 +58,11 @@ def run(cmd, capture=False):
 
 
 def raw_traces(tracelab, work, scale):
-    """{trace: raw folder} of the three synthetic traces under work, generated when missing."""
+    """{trace: raw folder} of the five synthetic traces under work, generated when missing."""
     raws = {}
-    for trace, probe in [("pai", "pai_instance_table.csv"), ("philly", "cluster_job_log"), ("helios", "Venus")]:
+    probes = [("pai", "pai_instance_table.csv"), ("philly", "cluster_job_log"), ("helios", "Venus"),
+              ("acme", "trace_kalos.csv"), ("spot", "job_info_df.csv")]
+    for trace, probe in probes:
         raw = work / f"{trace}-raw-{scale:g}"
         if not (raw / probe).exists():
             print(f"generating {raw} ...", flush=True)
@@ -67,7 +73,7 @@ def raw_traces(tracelab, work, scale):
 
 
 def linked(raws, work, scale):
-    """One folder with the three traces' files linked in (what `tracelab report` reads). Folders (Helios's
+    """One folder with the five traces' files linked in (what `tracelab report` reads). Folders (Helios's
     clusters) are made as real folders with their files linked: ingest does not follow a linked folder."""
     both = work / f"report-traces-{scale:g}"
     both.mkdir(parents=True, exist_ok=True)
@@ -138,16 +144,17 @@ def main():
     print("targets: cold median < 120 s and peak RSS < 3072 MB (issue 18); cached < 60 s")
     if floors:
         import duckdb
-        print(f"\nDuckDB {duckdb.__version__} converting all raw files of the three traces to Parquet, one process "
+        print(f"\nDuckDB {duckdb.__version__} converting all raw files of the five traces to Parquet, one process "
               f"per round (split by trace timed inside it):")
         print(f"{'round':<10}{'seconds':>10}{'CPU s':>10}{'peak RSS MB':>14}{'pai s':>9}{'philly s':>10}"
-              f"{'helios s':>10}{'report/floor':>14}")
+              f"{'helios s':>10}{'acme s':>8}{'spot s':>8}{'report/floor':>14}")
         for k, ((secs, cpu, rss, split), cold) in enumerate(zip(floors, colds), 1):
             print(f"{k:<10}{secs:>10.1f}{cpu:>10.1f}{rss:>14.0f}{split.get('pai', 0):>9.1f}"
-                  f"{split.get('philly', 0):>10.1f}{split.get('helios', 0):>10.1f}{cold[0] / secs:>14.2f}")
+                  f"{split.get('philly', 0):>10.1f}{split.get('helios', 0):>10.1f}{split.get('acme', 0):>8.1f}"
+                  f"{split.get('spot', 0):>8.1f}{cold[0] / secs:>14.2f}")
         floor_med = statistics.median(f[0] for f in floors)
         print(f"{'median':<10}{floor_med:>10.1f}{statistics.median(f[1] for f in floors):>10.1f}"
-              f"{max(f[2] for f in floors):>14.0f}{'':>29}{cold_med / floor_med:>14.2f} (peak RSS: max)")
+              f"{max(f[2] for f in floors):>14.0f}{'':>45}{cold_med / floor_med:>14.2f} (peak RSS: max)")
         print(f"tracelab's whole cold report (median) = x{cold_med / floor_med:.2f} DuckDB's conversion of all "
               f"the raw files (median)")
 
@@ -217,7 +224,7 @@ def pai_parse_statements(pai):
 
 
 def statements(raws, out):
-    """[(trace, COPY ... TO out/...)] converting every raw file of the three traces."""
+    """[(trace, COPY ... TO out/...)] converting every raw file of the five traces."""
     todo = pai_statements(raws["pai"], out)
     ph = raws["philly"]
     todo.append(("philly", f"""COPY (SELECT * EXCLUDE (submitted_time),
@@ -247,6 +254,13 @@ def statements(raws, out):
             else:
                 src = f"read_csv('{csv}', header=true)"
             todo.append(("helios", f"COPY (SELECT * FROM {src}) TO '{out}/helios-{cluster.name}-{csv.stem}.parquet' {PARQUET}"))
+
+    import ingest  # bench/ingest.py: the AcmeTrace and spot-GPU column types
+    for trace in ["acme", "spot"]:
+        for name, (_, cols, types) in ingest.TRACES[trace][0].items():
+            spec = columns((c, types.get(c, "DOUBLE")) for c in cols.split(","))
+            src = f"read_csv('{raws[trace] / name}', header=true, columns={spec})"
+            todo.append((trace, f"COPY (SELECT * FROM {src}) TO '{out}/{trace}-{name[:-4]}.parquet' {PARQUET}"))
     return todo
 
 

@@ -19,7 +19,7 @@ use super::output::{Format, OutputArgs, Sink};
 /// notebook printed a number, it is shown beside ours.
 ///
 /// Without --store, the bundled data-samples/ are used (ingested on first
-/// use).
+/// use). The replay views `sim.*` (docs/simulate.md) run here too.
 ///
 /// Examples:
 ///   tracelab analyze --list
@@ -27,6 +27,7 @@ use super::output::{Format, OutputArgs, Sink};
 ///   tracelab analyze pai.machine-util --param bin=5m --format json
 ///   tracelab analyze pai.wait-by-gpu-type --format csv > wait.csv
 ///   tracelab analyze philly.gpu-util-by-status --store ~/tl-store --part by-size -o by-size.parquet
+///   tracelab analyze sim.by-class --param trace=spot --param policies=fifo,priority
 ///
 /// Output: on a terminal the definition and a table per part; piped or
 /// with --format csv|jsonl|parquet one tidy table (columns: part, then
@@ -64,7 +65,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let params = super::params::parse(&args.params)?;
     let id = args.id.as_deref().unwrap_or_default();
-    let analysis = analysis::find(id)?;
+    // The registry's analyses, then the replay views (`sim.*`) the report
+    // specs use.
+    let analysis = analysis::find(id).or_else(|e| tracelab_workload::find(id).ok_or(e))?;
     let store = super::store::resolve(args.store.as_ref())?;
     super::progress::derived_frames();
     let ctx = Ctx::new(store);
@@ -135,6 +138,7 @@ fn display(out: &Output, part: Option<&str>, markdown: bool, style: &tracelab_pr
 fn list() -> Vec<Entry> {
     analysis::registry()
         .iter()
+        .chain(tracelab_workload::views())
         .map(|a| Entry {
             name: a.id.to_string(),
             scope: a.scope.name().to_string(),

@@ -17,7 +17,7 @@ use super::output::is_stdout;
 /// Write a trace's jobs in a simulator's input format.
 ///
 /// The jobs are those `tracelab simulate` replays (one job = a PAI task, a
-/// Philly job, a Helios job; unfinished, CPU-only and undated jobs are left
+/// Philly job, a Helios or AcmeTrace job, a spot-GPU job; unfinished, CPU-only and undated jobs are left
 /// out), after --window and --sample. Every selected job is written; stderr
 /// gets the accounting of every row of the trace and the format's mapping
 /// notes. Formats (semantics in docs/export.md):
@@ -38,13 +38,15 @@ use super::output::is_stdout;
 ///   tracelab export --trace pai --to pai-sim -o pai_jobs.csv
 ///   tracelab export --trace helios:Venus --to helios-sim -o cluster_log.csv --force
 ///   tracelab export --trace philly --to swf -o - | head
+///   tracelab export --trace spot --to swf -o spot.swf
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
     #[arg(long, value_name = "STORE")]
     store: Option<PathBuf>,
-    /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus).
+    /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus),
+    /// acme or acme:CLUSTER (Seren, Kalos), spot.
     #[arg(long)]
     trace: String,
     /// FROM..TO (RFC 3339 or offsets from the trace start, e.g. 3h..11h), busiest:DURATION, or all.

@@ -13,8 +13,11 @@ use tracelab_schema::error::Error;
 ///
 /// Finds which traces DIR holds (PAI pai_*_table files or their .tar.gz,
 /// Philly cluster_* files or trace-data.tar.gz, Helios <Cluster>/ folders
-/// or data.zip, Standard Workload Format logs *.swf or *.swf.gz, one
-/// cluster of the swf trace per file), validates every record, and
+/// or data.zip, AcmeTrace trace_seren.csv / trace_kalos.csv, the Alibaba
+/// spot-GPU trace's job_info_df.csv / node_info_df.csv (these four also
+/// gzipped or as <stem>.tar.gz), Standard Workload Format logs *.swf or
+/// *.swf.gz, one cluster of the swf trace per file), validates every
+/// record, and
 /// writes one Parquet file per canonical table to <STORE>/<trace>/,
 /// rejected records to <STORE>/<trace>/rejects.parquet, and the unified
 /// cross-trace table to <STORE>/jobs.parquet. Unchanged inputs are not

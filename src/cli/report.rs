@@ -104,6 +104,8 @@ enum TraceArg {
     Philly,
     Helios,
     Swf,
+    Acme,
+    Spot,
 }
 
 impl TraceArg {
@@ -113,6 +115,8 @@ impl TraceArg {
             TraceArg::Philly => Trace::Philly,
             TraceArg::Helios => Trace::Helios,
             TraceArg::Swf => Trace::Swf,
+            TraceArg::Acme => Trace::Acme,
+            TraceArg::Spot => Trace::Spot,
         }
     }
 }

@@ -26,7 +26,7 @@ use super::output::{self, Format};
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// Which tables: a trace, `jobs` (the unified table) or `all`.
-    #[arg(default_value = "all", value_parser = ["all", "pai", "philly", "helios", "swf", "jobs"])]
+    #[arg(default_value = "all", value_parser = ["all", "pai", "philly", "helios", "swf", "acme", "spot", "jobs"])]
     which: String,
     /// Output format [default: table on a terminal, csv when piped]
     #[arg(long, value_enum)]

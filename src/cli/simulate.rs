@@ -24,9 +24,10 @@ use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selectio
 /// Replay a trace under scheduling policies.
 ///
 /// Answers "what would policy X have done on this trace?": the jobs of an
-/// ingested trace (one job = a PAI task, a Philly job, a Helios job), or of a
-/// CSV job list, replayed by the tracelab-sim engine on the trace's own
-/// machines or a cluster you describe, one run per policy x placement x load.
+/// ingested trace (one job = a PAI task, a Philly job, a Helios or AcmeTrace
+/// job, a spot-GPU job of worker_num x gpu_request GPUs), or of a CSV job
+/// list, replayed by the tracelab-sim engine on the trace's own machines or
+/// a cluster you describe, one run per policy x placement x load.
 /// Prints per run: jobs done, mean/P50/P90/P99 JCT and wait, mean bounded
 /// slowdown, makespan, GPU utilisation, Jain's fairness over users; and every
 /// job left out, by reason. Semantics: docs/simulate.md.
@@ -40,6 +41,8 @@ use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selectio
 ///   tracelab simulate --trace pai --policy fifo,sjf,sjf-predicted --placement pack,spread --out sim/
 ///   tracelab simulate --trace philly --window busiest:8h --sample 40 --seed 1 --load 0.5,1,2
 ///   tracelab simulate --trace helios:Venus --policy qssf --discipline strict --format json
+///   tracelab simulate --trace acme:Seren --policy fifo,sjf --placement pack
+///   tracelab simulate --trace spot --policy fifo,priority
 ///   tracelab simulate --jobs jobs.csv --cluster 4x8 --policy fifo,sjf
 ///   tracelab simulate --trace pai --policy exclusive,horus --cluster 2x8 --sample 2000
 ///   tracelab simulate --trace pai --online 8 --policy time-sharing,muxflow --cluster 2x8
@@ -55,7 +58,8 @@ pub struct Args {
     /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
     #[arg(long, value_name = "STORE")]
     store: Option<PathBuf>,
-    /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus).
+    /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus),
+    /// acme or acme:CLUSTER (Seren, Kalos), spot.
     #[arg(long, default_value = "pai", conflicts_with = "jobs")]
     trace: String,
     /// Replay this CSV job list instead (columns submit_s, duration_s, gpus

@@ -19,7 +19,8 @@ use tracelab_synth::{self as synth, Effects, Plan};
 /// at any scale, from a seed.
 ///
 /// --scale 1 is the size of the real trace (PAI about 3.8 GB of CSV, Philly
-/// about 6.6 GB, Helios 3.36 M jobs); 0.01 is a hundredth. The same seed
+/// about 6.6 GB, Helios 3.36 M jobs, AcmeTrace 1.09 M jobs, the spot-GPU
+/// trace 467 k jobs on 4,278 nodes); 0.01 is a hundredth. The same seed
 /// gives byte-identical files. Each trace folder also gets the real
 /// inventory tables (PAI machines, Philly machine list, Helios VC GPUs).
 ///
@@ -28,10 +29,13 @@ use tracelab_synth::{self as synth, Effects, Plan};
 ///   tracelab synth all --scale 1 --out /tmp/full
 ///   tracelab synth philly --scale 0.1 --archive
 ///   tracelab synth helios --scale 0.001 --corrupt 0.01 --out /tmp/bad
+///   tracelab synth acme --scale 0.003 --out /tmp/acme
+///   tracelab synth spot --scale 0.005 --out /tmp/spot
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// Which trace (`all` writes <OUT>/pai, <OUT>/philly, <OUT>/helios).
+    /// Which trace (`all` writes <OUT>/pai, <OUT>/philly, <OUT>/helios,
+    /// <OUT>/acme, <OUT>/spot).
     #[arg(value_enum)]
     trace: Which,
     /// Size relative to the real trace.
@@ -44,7 +48,8 @@ pub struct Args {
     #[arg(long)]
     out: Option<PathBuf>,
     /// Also pack the files as downloaded (PAI per-table .tar.gz, Philly
-    /// trace-data.tar.gz, Helios data.zip).
+    /// trace-data.tar.gz, Helios data.zip; AcmeTrace and the spot-GPU trace
+    /// ship plain CSVs, so nothing more is written for them).
     #[arg(long)]
     archive: bool,
     /// Corrupt this fraction of rows (and cut the last line of every file);
@@ -71,6 +76,8 @@ enum Which {
     Pai,
     Philly,
     Helios,
+    Acme,
+    Spot,
     All,
 }
 
@@ -79,8 +86,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Which::Pai => vec![Trace::Pai],
         Which::Philly => vec![Trace::Philly],
         Which::Helios => vec![Trace::Helios],
+        Which::Acme => vec![Trace::Acme],
+        Which::Spot => vec![Trace::Spot],
         // The traces synth generates (not SWF logs).
-        Which::All => vec![Trace::Pai, Trace::Philly, Trace::Helios],
+        Which::All => vec![Trace::Pai, Trace::Philly, Trace::Helios, Trace::Acme, Trace::Spot],
     };
     let name = if traces.len() == 1 { traces[0].name() } else { "all" };
     let plan = Plan {

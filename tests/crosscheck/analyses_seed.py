@@ -262,7 +262,8 @@ out["seed.horus-classes"] = hc
 
 # ---- seed.pollux-classes and seed.pollux-busiest-window (bounds 1, 10, 100)
 jobs = df(f"""SELECT trace, job_id, epoch_us(submit_time) / 1e6 AS t, gpus_requested * run_s / 3600 AS h
-              FROM {table('jobs')} WHERE gpus_requested > 0 AND run_s IS NOT NULL AND submit_time IS NOT NULL""")
+              FROM {table('jobs')} WHERE gpus_requested > 0 AND run_s IS NOT NULL AND submit_time IS NOT NULL
+              AND trace IN ('pai', 'philly', 'helios')""")  # the seed views' traces
 jobs["cls"] = pd.cut(jobs.h, [-np.inf, 1, 10, 100, np.inf], right=False, labels=["small", "medium", "large", "xlarge"])
 pc = {}
 for trace, f in jobs.groupby("trace"):

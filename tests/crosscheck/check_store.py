@@ -20,6 +20,9 @@ from zoneinfo import ZoneInfo
 
 import duckdb
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import check_llm  # noqa: E402
+
 LA = ZoneInfo("America/Los_Angeles")
 failures = []
 checks = 0
@@ -226,6 +229,11 @@ def main():
         for status, n in sorted(helios_states.items()):
             check(f"unified helios status {status}", n,
                   q(con, f"select count(*) from '{unified}' where trace = 'helios' and status = '{status}'"))
+    # AcmeTrace and the spot-GPU trace: every column of every row (check_llm.py).
+    global checks
+    llm_checks, llm_failures = check_llm.run(raw_dir, store)
+    checks += llm_checks
+    failures.extend(llm_failures)
     if failures:
         print("\n".join(failures))
         sys.exit(1)

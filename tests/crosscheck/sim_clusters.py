@@ -9,7 +9,10 @@ Definitions (docs/simulate.md, "Clusters"):
   philly: cluster_machine_list grouped by number of GPUs (untyped);
   helios:Venus: cluster_gpu_number.csv on the last date at or before the local date of the first
     submission in cluster_log.csv (else the first date), one partition per VC with GPUs // 8 > 0
-    nodes of 8 GPUs, named Venus/<vc>.
+    nodes of 8 GPUs, named Venus/<vc>;
+  spot: node_info_df.csv nodes with gpu_capacity_num > 0, grouped by (gpu_model,
+    gpu_capacity_num, cpu_num), typed by the model;
+  acme:Seren: 286 nodes of 8 GPUs (NSDI'24; the trace has no node list), named Seren.
 Prints {trace: [[partition, nodes, gpus_per_node, gpu_type], ...]} as JSON, rows in tracelab's order.
 """
 import json
@@ -44,5 +47,11 @@ day = con.sql(f"""
 out["helios:Venus"] = [[f"Venus/{vc}", g // 8, 8, ""] for vc, g in con.sql(f"""
     select vc, gpus from gpus where date = '{day}'::date and gpus // 8 > 0 order by vc
 """).fetchall()]
+
+out["spot"] = [["spot", n, g, t] for t, g, c, n in con.sql(f"""
+    select gpu_model, gpu_capacity_num, cpu_num, count(*) from read_csv('{D}/spot/node_info_df.csv', header = true)
+    where gpu_capacity_num > 0 group by all order by gpu_model, gpu_capacity_num, cpu_num
+""").fetchall()]
+out["acme:Seren"] = [["Seren", 286, 8, ""]]
 
 print(json.dumps(out, indent=1))

@@ -2,7 +2,8 @@
 """Rebuilds `tracelab simulate`'s workload (one job per trace unit) with DuckDB from the store's
 canonical tables, and compares it with the per-job table a run wrote.
 
-Usage: sim_workload.py STORE TRACE OUT_DIR      (TRACE: pai, philly or helios:CLUSTER)
+Usage: sim_workload.py STORE TRACE OUT_DIR
+       (TRACE: pai, philly, helios:CLUSTER, acme, acme:CLUSTER or spot)
 
 Definitions (docs/simulate.md, "What one job is"), written from the document, not from the code:
   pai:    one row per pai/task; submit = task start_time; duration = mean run_s of the task's
@@ -10,6 +11,11 @@ Definitions (docs/simulate.md, "What one job is"), written from the document, no
   philly: one row per philly/jobs; duration = sum of the attempts' run_s (null without a first
           attempt start); GPUs = the job's (first attempt's) gpus; id job_id.
   helios: one row per helios/jobs of the cluster; duration = run_s; GPUs = gpus; id Cluster/job_id.
+  acme:   one row per acme/jobs (of the cluster, if named); duration = end_time - start_time (not
+          the raw duration: Kalos' is end - submit); GPUs = gpus; id Cluster/job_id; unfinished
+          without an end.
+  spot:   one row per spot/jobs; duration = duration_s; GPUs = workers x gpu_request (the `gpus`
+          column); id job_name; every job finished (no state is recorded).
 Reasons, checked in this order: not finished (PAI status Running/Waiting/Ready; Philly a first
 start without a last end; Helios no end), no duration (no submit, no or negative duration), no GPU
 (GPUs x 1000 rounds below 1). Replay time starts at the first submission of the jobs kept.
@@ -45,6 +51,20 @@ elif TRACE == "philly":
                j.gpus::double as gpus,
                j.first_start_time is not null and j.last_end_time is null as unfinished
         from {T('philly/jobs')} j left join a using (job_id)
+    """
+elif TRACE.split(":")[0] == "acme":
+    where = f"where cluster = '{TRACE.split(':')[1]}'" if ":" in TRACE else ""
+    units = f"""
+        select cluster || '/' || job_id as id, epoch(submit_time) as submit,
+               epoch(end_time) - epoch(start_time) as dur,
+               gpus::double as gpus, end_time is null as unfinished
+        from {T('acme/jobs')} {where}
+    """
+elif TRACE == "spot":
+    units = f"""
+        select job_name as id, epoch(submit_time) as submit, duration_s as dur,
+               workers * gpu_request as gpus, false as unfinished
+        from {T('spot/jobs')}
     """
 else:
     cluster = TRACE.split(":")[1]

@@ -219,3 +219,30 @@ pub fn finish(child: std::process::Child) -> (i32, String, String) {
 pub fn run_env(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
     finish(spawn(args, env))
 }
+
+/// A string column as owned values (tests compare them with `text`).
+pub fn strs(df: &polars::prelude::DataFrame, c: &str) -> Vec<Option<String>> {
+    let ca = df.column(c).unwrap().str().unwrap().clone();
+    (0..ca.len()).map(|i| ca.get(i).map(str::to_string)).collect()
+}
+
+/// A numeric column cast to f64.
+pub fn f64s(df: &polars::prelude::DataFrame, c: &str) -> Vec<Option<f64>> {
+    use polars::prelude::*;
+    let col = df.column(c).unwrap().as_materialized_series().cast(&DataType::Float64).unwrap();
+    let ca = col.f64().unwrap();
+    (0..ca.len()).map(|i| ca.get(i)).collect()
+}
+
+/// A numeric column cast to i64.
+pub fn i64s(df: &polars::prelude::DataFrame, c: &str) -> Vec<Option<i64>> {
+    use polars::prelude::*;
+    let col = df.column(c).unwrap().as_materialized_series().cast(&DataType::Int64).unwrap();
+    let ca = col.i64().unwrap();
+    (0..ca.len()).map(|i| ca.get(i)).collect()
+}
+
+/// Expected string values, none null.
+pub fn text(v: &[&str]) -> Vec<Option<String>> {
+    v.iter().map(|s| Some(s.to_string())).collect()
+}

@@ -242,7 +242,13 @@ fn the_bundled_samples_ingest_strictly_and_duckdb_agrees() {
     let samples = root().join("data-samples");
     let out = ingest(&samples, &store, &["--strict"]);
     // The extra real files beside the traces are named, not read silently.
-    assert!(out.contains("not read: SOURCE.md, helios/SOURCE.md, helios/helios_cluster_summary.csv"), "{out}");
+    assert!(
+        out.contains(
+            "not read: SOURCE.md, acme/SOURCE.md, acme/cluster_summary.csv, helios/SOURCE.md, \
+             helios/helios_cluster_summary.csv"
+        ),
+        "{out}"
+    );
     assert!(out.contains("cluster_machine_list skipped"), "{out}");
     let checked = python("tests/crosscheck/check_store.py", &[s(&samples), s(&store)]);
     assert!(checked.contains("checks passed"), "{checked}");

@@ -35,23 +35,6 @@ fn ingest(dir: &Path, store: &Path) -> String {
     tracelab_ok(&["ingest", s(dir), "--out", s(store)])
 }
 
-fn strs(df: &DataFrame, c: &str) -> Vec<Option<String>> {
-    let ca = df.column(c).unwrap().str().unwrap().clone();
-    (0..ca.len()).map(|i| ca.get(i).map(str::to_string)).collect()
-}
-
-fn f64s(df: &DataFrame, c: &str) -> Vec<Option<f64>> {
-    let col = df.column(c).unwrap().as_materialized_series().cast(&DataType::Float64).unwrap();
-    let ca = col.f64().unwrap();
-    (0..ca.len()).map(|i| ca.get(i)).collect()
-}
-
-fn i64s(df: &DataFrame, c: &str) -> Vec<Option<i64>> {
-    let col = df.column(c).unwrap().as_materialized_series().cast(&DataType::Int64).unwrap();
-    let ca = col.i64().unwrap();
-    (0..ca.len()).map(|i| ca.get(i)).collect()
-}
-
 /// A timestamp column in whole seconds.
 fn secs(df: &DataFrame, c: &str) -> Vec<Option<i64>> {
     i64s(df, c).into_iter().map(|v| v.map(|us| us / 1_000_000)).collect()
@@ -64,10 +47,6 @@ fn swf_rows(store: &Path) -> DataFrame {
         .sort(["cluster", "job_id"], SortMultipleOptions::default())
         .collect()
         .unwrap()
-}
-
-fn text(v: &[&str]) -> Vec<Option<String>> {
-    v.iter().map(|s| Some(s.to_string())).collect()
 }
 
 #[test]

@@ -15,6 +15,8 @@ mod export;
 mod hardening_output;
 mod hardening_store;
 mod ingest;
+mod ingest_acme;
+mod ingest_spot;
 mod ingest_swf;
 mod malformed;
 mod output_files;

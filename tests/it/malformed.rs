@@ -28,7 +28,7 @@ struct ExpectReject {
 /// (table, file, line, column, reason) of every reject in the store.
 fn rejects_of(store: &Path) -> Vec<(String, String, i64, String, String)> {
     let mut out = Vec::new();
-    for trace in ["pai", "philly", "helios", "swf"] {
+    for trace in ["pai", "philly", "helios", "swf", "acme", "spot"] {
         let path = store.join(trace).join("rejects.parquet");
         if !path.exists() || !store.join(trace).join("manifest.json").exists() {
             continue;
@@ -51,7 +51,7 @@ fn rejects_of(store: &Path) -> Vec<(String, String, i64, String, String)> {
 }
 
 fn balanced(store: &Path) {
-    for trace in ["pai", "philly", "helios", "swf"] {
+    for trace in ["pai", "philly", "helios", "swf", "acme", "spot"] {
         let Ok(text) = std::fs::read_to_string(store.join(trace).join("manifest.json")) else { continue };
         let m: serde_json::Value = serde_json::from_str(&text).unwrap();
         let mut rejected = 0;

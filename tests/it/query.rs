@@ -317,7 +317,7 @@ fn sum_of_a_constant_is_refused_and_count_answers() {
     let out = query_ok(&["SELECT trace, COUNT(*) AS n FROM jobs GROUP BY trace ORDER BY trace", "--format", "csv"]);
     let jobs = read_parquet(&sample_store().join("jobs.parquet"));
     let mut want = String::from("trace,n\n");
-    for trace in ["helios", "pai", "philly", "swf"] {
+    for trace in ["acme", "helios", "pai", "philly", "spot", "swf"] {
         want += &format!("{trace},{}\n", count_where(&jobs, "trace", trace));
     }
     assert_eq!(out, want);
@@ -680,7 +680,7 @@ fn nothing_a_query_says_can_write_or_read_other_files() {
 #[test]
 fn json_is_one_object_per_row() {
     let out = query_ok(&["SELECT trace, count(*) AS jobs FROM jobs GROUP BY trace ORDER BY trace", "--format", "json"]);
-    assert_eq!(out.lines().count(), 6, "[, four rows, ]: {out}");
+    assert_eq!(out.lines().count(), 8, "[, six rows (one per trace), ]: {out}");
     let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let jobs = read_parquet(&sample_store().join("jobs.parquet"));
     for row in rows.as_array().unwrap() {

@@ -24,10 +24,15 @@ pub fn json_file(path: &Path) -> serde_json::Value {
 }
 
 /// The trace a series label of a figure CSV names (`PAI`, `Philly`,
-/// `Helios Venus`, `Helios (all)`), or None.
+/// `Helios Venus`, `Helios (all)`, `AcmeTrace Seren`, `Alibaba spot-GPU`),
+/// or None.
 fn trace_word(label: &str) -> Option<String> {
+    if label.starts_with("Alibaba spot-GPU") {
+        return Some("spot".into());
+    }
     let w = label.split([' ', '/']).next()?.to_lowercase();
-    ["pai", "philly", "helios", "swf"].contains(&w.as_str()).then_some(w)
+    let w = if w == "acmetrace" { "acme".to_string() } else { w };
+    ["pai", "philly", "helios", "swf", "acme"].contains(&w.as_str()).then_some(w)
 }
 
 /// Parses RFC 4180 CSV (quoted fields may hold commas, quotes, newlines).
@@ -96,9 +101,12 @@ fn report_over(traces: &[&str]) {
             "philly-atc19" => &["philly"],
             "helios-sc21" => &["helios"],
             "simulation" => &["pai", "helios"],
-            "cross-trace" => &["pai", "philly", "helios", "swf"],
+            "cross-trace" => &["pai", "philly", "helios", "swf", "acme", "spot"],
+            "acme-nsdi24" => &["acme"],
+            "spot-asplos26" => &["spot"],
             "seed-systems" => &["pai", "philly", "helios"],
             "gpu-sharing" => &["pai"],
+            "pollux-osdi21" => &["philly"],
             other => panic!("a built-in spec this test does not know: {other}"),
         };
         let runs = needs.iter().any(|t| traces.contains(t));
@@ -110,7 +118,8 @@ fn report_over(traces: &[&str]) {
     }
     let missing: Vec<&str> =
         summary["missing"].as_array().unwrap().iter().map(|m| m["trace"].as_str().unwrap()).collect();
-    let absent: Vec<&str> = ["pai", "philly", "helios", "swf"].into_iter().filter(|t| !traces.contains(t)).collect();
+    let absent: Vec<&str> =
+        ["pai", "philly", "helios", "swf", "acme", "spot"].into_iter().filter(|t| !traces.contains(t)).collect();
     assert_eq!(missing, absent);
     for (rel, rows) in check_figures(&out) {
         if rel.starts_with("cross-trace/") && rows[0][0] == "series" {
@@ -137,13 +146,27 @@ fn report_over(traces: &[&str]) {
             "pai" => want.push("PAI"),
             "philly" => want.push("Philly"),
             "swf" => {}
+            "acme" => want.extend(["AcmeTrace Seren", "AcmeTrace Kalos", "AcmeTrace (all)"]),
+            "spot" => want.push("Alibaba spot-GPU"),
             _ => want.extend(["Helios Venus", "Helios Earth", "Helios Saturn", "Helios Uranus", "Helios (all)"]),
         }
     }
     want.sort_by_key(|w| {
-        ["PAI", "Philly", "Helios Venus", "Helios Earth", "Helios Saturn", "Helios Uranus", "Helios (all)"]
-            .iter()
-            .position(|x| x == w)
+        [
+            "PAI",
+            "Philly",
+            "Helios Venus",
+            "Helios Earth",
+            "Helios Saturn",
+            "Helios Uranus",
+            "Helios (all)",
+            "AcmeTrace Seren",
+            "AcmeTrace Kalos",
+            "AcmeTrace (all)",
+            "Alibaba spot-GPU",
+        ]
+        .iter()
+        .position(|x| x == w)
     });
     assert_eq!(series, want, "{traces:?}");
     if absent.is_empty() {
@@ -344,4 +367,14 @@ fn a_report_over_swf_alone() {
 #[test]
 fn a_report_over_philly_and_swf() {
     report_over(&["philly", "swf"]);
+}
+
+#[test]
+fn a_report_over_acme_alone() {
+    report_over(&["acme"]);
+}
+
+#[test]
+fn a_report_over_spot_alone() {
+    report_over(&["spot"]);
 }

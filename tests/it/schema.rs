@@ -18,8 +18,20 @@ fn schema_json_lists_every_parquet_file_ingest_writes() {
     let tmp = tempfile::tempdir().unwrap();
     let (raw, store) = (tmp.path().join("raw"), tmp.path().join("store"));
     real_trace_dir(&raw);
-    // The real traces and an SWF log: every trace kind.
+    // The real traces, AcmeTrace's README rows, a two-file spot-GPU trace
+    // written by hand (none of the real one may be kept) and an SWF log:
+    // every trace kind.
     std::fs::write(raw.join("log.swf"), "; UnixStartTime: 0\n1 0 1 2 4 -1 -1 4 -1 -1 1 1 1 -1 -1 -1 -1 -1\n").unwrap();
+    copy_dir(&root().join("tests/fixtures/real-traces/acme/readme-example-rows"), &raw.join("acme"));
+    std::fs::create_dir_all(raw.join("spot")).unwrap();
+    std::fs::write(
+        raw.join("spot/job_info_df.csv"),
+        "job_name,organization,gpu_model,cpu_request,gpu_request,worker_num,submit_time,duration,job_type\n\
+         job-1,org-a,A10,8,1,1,0,3600,HP\n",
+    )
+    .unwrap();
+    std::fs::write(raw.join("spot/node_info_df.csv"), "gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,1,126,n1\n")
+        .unwrap();
     tracelab_ok(&["ingest", s(&raw), "--out", s(&store)]);
     let json: serde_json::Value = serde_json::from_str(&tracelab_ok(&["schema", "all", "--format", "json"])).unwrap();
     let mut documented: Vec<String> = json

@@ -201,12 +201,13 @@ fn a_seeded_sample_is_reproducible_and_accounted_for() {
 
 /// The `from-trace` clusters of data-samples/ against the raw files, counted
 /// with DuckDB: PAI GPU machines by type, Philly machines by GPUs, Helios
-/// Venus VCs (GPUs // 8 on the last day at or before the first submission).
+/// Venus VCs (GPUs // 8 on the last day at or before the first submission),
+/// spot nodes by GPU model, Seren's 286 nodes of 8 GPUs.
 #[test]
 fn from_trace_clusters_match_the_raw_machine_files() {
     let samples = root().join("data-samples");
     let expected: Value = serde_json::from_str(&python("tests/crosscheck/sim_clusters.py", &[s(&samples)])).unwrap();
-    for trace in ["pai", "philly", "helios:Venus"] {
+    for trace in ["pai", "philly", "helios:Venus", "spot", "acme:Seren"] {
         let out: Value = serde_json::from_str(&tracelab_ok(&[
             "simulate",
             "--store",
@@ -410,7 +411,7 @@ fn bad_input_is_a_usage_error_naming_the_option() {
 #[test]
 fn every_trace_loads_the_jobs_duckdb_rebuilds_from_the_store() {
     let store = s(crate::common::sample_store()).to_string();
-    for trace in ["pai", "philly", "helios:Venus"] {
+    for trace in ["pai", "philly", "helios:Venus", "acme", "spot"] {
         let dir = tempfile::tempdir().unwrap();
         let out_dir = dir.path().join("sim");
         let out: Value = serde_json::from_str(&tracelab_ok(&[
@@ -550,6 +551,62 @@ fn measured_usage_matches_duckdb_over_the_store() {
         assert_eq!(got["with_usage"], got["expected"], "{trace}: {got}");
         assert_eq!(got["differ"], 0, "{trace}: {got}");
     }
+}
+
+/// The spot sample replayed under FIFO and `priority` (HP evicts Spot): the
+/// `sim.by-class` view agrees with DuckDB over the per-job table joined to
+/// spot/jobs, HP jobs are never evicted, Spot jobs are (only under
+/// `priority`), and HP jobs wait less than under FIFO.
+#[test]
+fn priority_on_the_spot_sample_evicts_spot_jobs_only_and_by_class_matches_duckdb() {
+    let store = s(crate::common::sample_store()).to_string();
+    let dir = tempfile::tempdir().unwrap();
+    let out_dir = dir.path().join("sim");
+    let args = ["--store", &store, "--trace", "spot", "--policy", "fifo,priority", "--format", "json"];
+    let sim: Value =
+        serde_json::from_str(&tracelab_ok(&[&["simulate"][..], &args[..], &["--out", s(&out_dir)]].concat())).unwrap();
+    assert_eq!(cell(&sim, "summary", "fifo", "preemptions"), 0);
+    let view: Value = serde_json::from_str(&tracelab_ok(&[
+        "analyze",
+        "sim.by-class",
+        "--store",
+        &store,
+        "--param",
+        "trace=spot",
+        "--param",
+        "policies=fifo,priority",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    let duck: Value =
+        serde_json::from_str(&python("tests/crosscheck/sim_by_class.py", &[s(&out_dir), &store])).unwrap();
+    let table = part(&view, "by-class");
+    let columns: Vec<&str> = table["columns"].as_array().unwrap().iter().map(|c| c.as_str().unwrap()).collect();
+    let rows = table["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "two classes x two runs");
+    let mut got = std::collections::BTreeMap::new();
+    for row in rows {
+        let key = format!("{}|{}", row[0].as_str().unwrap(), row[1].as_str().unwrap());
+        let want = &duck[&key];
+        for (c, v) in columns.iter().zip(row.as_array().unwrap()).skip(2) {
+            let (x, y) = (v.as_f64().unwrap(), want[*c].as_f64().unwrap());
+            assert!((x - y).abs() <= 1e-6 * x.abs().max(y.abs()).max(1.0), "{key} {c}: tracelab {x}, DuckDB {y}");
+        }
+        got.insert(key, row.clone());
+    }
+    let at = |k: &str, c: &str| got[k][columns.iter().position(|x| *x == c).unwrap()].as_f64().unwrap();
+    assert_eq!(at("HP (priority 1)|priority", "evictions"), 0.0);
+    assert_eq!(at("HP (priority 1)|fifo", "evictions") + at("Spot (priority 0)|fifo", "evictions"), 0.0);
+    assert!(at("Spot (priority 0)|priority", "evictions") > 0.0);
+    assert_eq!(
+        at("Spot (priority 0)|priority", "evictions"),
+        cell(&sim, "summary", "priority", "preemptions").as_f64().unwrap()
+    );
+    assert!(
+        at("HP (priority 1)|priority", "mean_wait_s") < at("HP (priority 1)|fifo", "mean_wait_s") / 2.0,
+        "HP jobs wait less when they may evict Spot jobs"
+    );
 }
 
 /// Elastic replays (docs/simulate-elastic.md) from the command line: one of

@@ -14,6 +14,9 @@ use crate::common::*;
 const PAI_SCALE: &str = "0.05";
 const PHILLY_SCALE: &str = "0.003";
 const HELIOS_SCALE: &str = "0.003";
+/// About 11,000 AcmeTrace jobs and 9,300 spot jobs (on 4,278 nodes).
+const ACME_SCALE: &str = "0.01";
+const SPOT_SCALE: &str = "0.02";
 const SEED: &str = "7";
 
 fn synth(trace: &str, scale: &str, out: &Path, extra: &[&str]) {
@@ -55,6 +58,16 @@ fn helios_sample_ingests_clean_and_meets_the_published_targets() {
 }
 
 #[test]
+fn acme_sample_ingests_clean_and_meets_the_published_targets() {
+    calibrated("acme", ACME_SCALE);
+}
+
+#[test]
+fn spot_sample_ingests_clean_and_meets_the_published_targets() {
+    calibrated("spot", SPOT_SCALE);
+}
+
+#[test]
 fn the_same_seed_gives_byte_identical_files_and_another_seed_does_not() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b, c) = (tmp.path().join("a"), tmp.path().join("b"), tmp.path().join("c"));
@@ -92,7 +105,9 @@ fn rejected(store: &Path, trace: &str) -> BTreeSet<(String, i64)> {
 #[test]
 fn injected_faults_are_exactly_the_rejected_records() {
     let tmp = tempfile::tempdir().unwrap();
-    for (trace, scale) in [("pai", "0.002"), ("philly", "0.001"), ("helios", "0.001")] {
+    for (trace, scale) in
+        [("pai", "0.002"), ("philly", "0.001"), ("helios", "0.001"), ("acme", "0.002"), ("spot", "0.002")]
+    {
         let raw = tmp.path().join(format!("{trace}-raw"));
         let store = tmp.path().join(format!("{trace}-store"));
         synth(trace, scale, &raw, &["--corrupt", "0.01"]);

@@ -249,6 +249,65 @@ case("swf-bad-unix-start-time", swf(SWF[:2] + ["; UnixStartTime: yesterday"] + S
      error="log.swf: line 3: UnixStartTime")
 case("swf-empty-file", {"log.swf": ""}, "an empty log", exit=1, error="log.swf: empty file")
 
+# AcmeTrace (InternLM/AcmeTrace README layout): header on line 1, jobs on lines 2, 3, 4.
+ACME = ["job_id,user,node_num,gpu_num,cpu_num,type,state,submit_time,start_time,end_time,duration,queue,gpu_time",
+        "5778432,u5907,1,8,128,Other,FAILED,2023-03-01 00:18:22+08:00,2023-03-01 00:18:54+08:00,2023-03-01 00:20:51+08:00,117,32,936.0",
+        "5778469,u5907,1,8,128,Other,COMPLETED,2023-03-01 00:23:58+08:00,2023-03-01 00:24:11+08:00,2023-03-01 01:09:04+08:00,2693,13,21544.0",
+        "5778470,u5908,2,16,256,Pretrain,CANCELLED,2023-03-01 01:00:00+08:00,2023-03-01 01:00:10+08:00,2023-03-01 01:10:10+08:00,600,10,9600.0"]
+def acme(lines=ACME):
+    return {"data/job_trace/trace_seren.csv": "\n".join(lines) + "\n"}
+case("acme-naive-time", acme(ACME[:2] + [ACME[2].replace("00:23:58+08:00", "00:23:58")] + ACME[3:]),
+     "a submission time without its UTC offset (Seren and Kalos use different ones)",
+     rejects=[rej("jobs", "data/job_trace/trace_seren.csv", 3, "submit_time", "UTC offset")])
+case("acme-bad-offset", acme(ACME[:3] + [ACME[3].replace("01:10:10+08:00", "01:10:10+8")]),
+     "an end time with a malformed offset",
+     rejects=[rej("jobs", "data/job_trace/trace_seren.csv", 4, "end_time", "UTC offset")])
+case("acme-unknown-state", acme(ACME[:1] + [ACME[1].replace("FAILED", "PREEMPTED")] + ACME[2:]),
+     "a state outside the README's five",
+     rejects=[rej("jobs", "data/job_trace/trace_seren.csv", 2, "state", "COMPLETED")])
+case("acme-unknown-type", acme(ACME[:3] + [ACME[3].replace("Pretrain", "Finetune")]),
+     "a workload type outside the README's",
+     rejects=[rej("jobs", "data/job_trace/trace_seren.csv", 4, "type", "Pretrain")])
+case("acme-end-before-start", acme(ACME[:3] + [ACME[3].replace("01:10:10+08:00", "00:59:00+08:00")]),
+     "a job that ends before it starts",
+     rejects=[rej("jobs", "data/job_trace/trace_seren.csv", 4, "end_time", "end before start")])
+case("acme-negative-gpus", acme(ACME[:2] + [ACME[2].replace(",1,8,128,", ",1,-8,128,")] + ACME[3:]),
+     "a negative GPU count",
+     rejects=[rej("jobs", "data/job_trace/trace_seren.csv", 3, "gpu_num", "non-negative")])
+case("acme-missing-column", acme([ACME[0].replace(",queue,", ",")] + [l.replace(",32,936.0", ",936.0").replace(",13,21544.0", ",21544.0").replace(",10,9600.0", ",9600.0") for l in ACME[1:]]),
+     "a header without the queue column", exit=1, error="data/job_trace/trace_seren.csv: unknown layout: no column `queue`")
+case("acme-git-lfs-pointer", {"data/job_trace/trace_kalos.csv": "version https://git-lfs.github.com/spec/v1\noid sha256:" + "0" * 64 + "\nsize 1234\n"},
+     "the pointer a clone without Git LFS leaves in place of the file", exit=1,
+     error="data/job_trace/trace_kalos.csv: a Git LFS pointer")
+case("acme-empty-file", {"trace_seren.csv": ""}, "an empty trace file", exit=1, error="trace_seren.csv: empty file")
+case("acme-strict", acme(ACME[:1] + [ACME[1].replace("FAILED", "PREEMPTED")] + ACME[2:]),
+     "with --strict any reject exits 1 (the tables are still written)", exit=1, strict=True,
+     rejects=[rej("jobs", "data/job_trace/trace_seren.csv", 2, "state", "COMPLETED")],
+     error="--strict: 1 record(s) rejected")
+
+# cluster-trace-v2026-spot-gpu (README layout; synthetic rows, the trace is not redistributable).
+SPOT = ["job_name,organization,gpu_model,cpu_request,gpu_request,worker_num,submit_time,duration,job_type",
+        "job-1,org-a,A10,8,1,1,0,3600,HP",
+        "job-2,org-b,A100-SXM4-80GB,96,8,2,60,7200,Spot",
+        "job-3,org-a,H800,16,1,1,90,120,Spot"]
+NODE = ["gpu_model,gpu_capacity_num,cpu_num,node_name", "A10,1,126,n1", "A100-SXM4-80GB,8,128,n2", "H800,8,192,n3"]
+def spot(jobs=SPOT, nodes=NODE):
+    return {"job_info_df.csv": "\n".join(jobs) + "\n", "node_info_df.csv": "\n".join(nodes) + "\n"}
+case("spot-negative-workers", spot(SPOT[:2] + [SPOT[2].replace(",8,2,60,", ",8,-2,60,")] + SPOT[3:]),
+     "a negative worker count", rejects=[rej("jobs", "job_info_df.csv", 3, "worker_num", "non-negative")])
+case("spot-unknown-job-type", spot(SPOT[:3] + [SPOT[3].replace("Spot", "BestEffort")]),
+     "a job type other than HP and Spot", rejects=[rej("jobs", "job_info_df.csv", 4, "job_type", "HP")])
+case("spot-non-numeric", spot(SPOT[:1] + [SPOT[1].replace(",0,3600,", ",0,an hour,")] + SPOT[2:]),
+     "a duration that is not a number", rejects=[rej("jobs", "job_info_df.csv", 2, "duration", "number")])
+case("spot-wrong-field-count", spot(SPOT[:2] + ["job-2,org-b,A100-SXM4-80GB,96,8,2,60,7200"] + SPOT[3:]),
+     "a job record of 8 fields", rejects=[rej("jobs", "job_info_df.csv", 3, "*", "9")])
+case("spot-negative-node-gpus", spot(nodes=NODE[:3] + ["H800,-8,192,n3"]),
+     "a node with a negative GPU capacity", rejects=[rej("nodes", "node_info_df.csv", 4, "gpu_capacity_num", "non-negative")])
+case("spot-git-lfs-pointer", {"job_info_df.csv": "version https://git-lfs.github.com/spec/v1\noid sha256:" + "1" * 64 + "\nsize 99\n",
+                              "node_info_df.csv": "\n".join(NODE) + "\n"},
+     "the job file as a Git LFS pointer", exit=1, error="job_info_df.csv: a Git LFS pointer")
+case("spot-empty-file", {"job_info_df.csv": ""}, "an empty job file", exit=1, error="job_info_df.csv: empty file")
+
 for name, (files, expect) in cases.items():
     d = os.path.join(root, name)
     for rel, text in files.items():

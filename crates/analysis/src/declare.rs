@@ -50,6 +50,10 @@ pub enum Scope {
     Pai,
     Philly,
     Helios,
+    /// AcmeTrace (Seren, Kalos).
+    Acme,
+    /// Alibaba's spot-GPU trace.
+    Spot,
     /// The unified `jobs` table (and, for some, several traces).
     Cross,
 }
@@ -60,6 +64,8 @@ impl Scope {
             Scope::Pai => "pai",
             Scope::Philly => "philly",
             Scope::Helios => "helios",
+            Scope::Acme => "acme",
+            Scope::Spot => "spot",
             Scope::Cross => "cross",
         }
     }

@@ -13,6 +13,7 @@
 //! output types, the parameter descriptions ([`ParamSpec`], [`describe`],
 //! [`Args`]) and `render`; the analyses themselves are private.
 
+mod acme;
 mod cross;
 mod declare;
 pub mod frame;
@@ -25,6 +26,7 @@ mod registry;
 pub mod render;
 mod seed;
 mod shared;
+mod spot;
 #[cfg(test)]
 mod testkit;
 pub mod usage;

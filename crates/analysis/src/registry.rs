@@ -12,7 +12,7 @@
 //! (`pai` or `cross`).
 
 use crate::declare::Analysis;
-use crate::{cross, helios, pai, philly, seed};
+use crate::{acme, cross, helios, pai, philly, seed, spot};
 use tracelab_schema::error::{Error, Result};
 
 /// Every analysis, in `--list` order.
@@ -65,6 +65,15 @@ static REGISTRY: &[Analysis] = &[
     Analysis::of(&helios::user_time::UserTime),
     Analysis::of(&helios::user_queue::UserQueue),
     Analysis::of(&helios::user_completion::UserCompletion),
+    Analysis::of(&acme::cluster_summary::ClusterSummary),
+    Analysis::of(&acme::type_mix::TypeMix),
+    Analysis::of(&acme::duration_queue::DurationQueue),
+    Analysis::of(&acme::final_status::FinalStatus),
+    Analysis::of(&acme::gpu_demand::GpuDemand),
+    Analysis::of(&acme::vs_prior::VsPrior),
+    Analysis::of(&spot::class_mix::ClassMix),
+    Analysis::of(&spot::demand_capacity::DemandCapacity),
+    Analysis::of(&spot::durations_sizes::DurationsSizes),
     Analysis::of(&cross::runtime::Runtime),
     Analysis::of(&cross::queueing::Queueing),
     Analysis::of(&cross::wait_fraction::WaitFraction),

@@ -13,6 +13,11 @@ use super::table::TableIngest;
 use super::Limits;
 use tracelab_schema::error::{Error, IoContext, Result};
 
+/// The first line of a Git LFS pointer file, which a clone without Git LFS
+/// leaves in place of a large file (the spot-GPU trace's job file, AcmeTrace's
+/// job traces).
+const LFS_POINTER: &[u8] = b"version https://git-lfs.github.com/spec/";
+
 /// After this many leading records of the wrong width and none of the right
 /// one, the file is taken to be of another layout and ingest stops.
 const LAYOUT_PROBE: u64 = 100;
@@ -69,6 +74,11 @@ impl<R: Read> CsvFile<R> {
             Some(line) if line.overlong.is_some() => Err(Error::input(
                 label,
                 format!("header line longer than {max} bytes (--max-record-bytes); expected the column names"),
+            )),
+            Some(line) if line.bytes.starts_with(LFS_POINTER) => Err(Error::input(
+                label,
+                "a Git LFS pointer, not the data (the repository was cloned without Git LFS); \
+                 expected the CSV itself: fetch it with `git lfs pull` or download the file",
             )),
             Some(line) => Ok(String::from_utf8_lossy(strip_bom(line.bytes)).into_owned()),
         }

@@ -1,5 +1,6 @@
-//! `tracelab ingest`: official trace downloads (and Standard Workload Format
-//! logs) -> canonical Parquet store.
+//! `tracelab ingest`: official trace downloads (PAI, Philly, Helios,
+//! AcmeTrace, Alibaba spot-GPU, and Standard Workload Format logs) ->
+//! canonical Parquet store.
 //!
 //! For each trace found in the directory: skip it when its inputs are
 //! unchanged since the last ingest (same names, sizes and SHA-256), otherwise
@@ -23,8 +24,10 @@
 //! This module reads files and writes the store; it never prints. The CLI
 //! renders the [`Report`] it returns.
 
+mod acme;
 mod csv;
 mod hashing;
+mod header;
 mod helios;
 mod lines;
 mod pai;
@@ -36,6 +39,7 @@ pub mod rejects;
 mod run;
 pub mod sink;
 pub mod source;
+mod spot;
 mod swf;
 mod table;
 pub mod time;
@@ -165,7 +169,8 @@ pub fn run(plan: &Plan, progress: Arc<dyn Progress>) -> Result<Report> {
         return Err(Error::input(
             plan.dir.display().to_string(),
             "no trace found; expected PAI pai_*_table files, Philly cluster_* files or trace-data.tar.gz, \
-             Helios <Cluster>/cluster_log.csv or data.zip, or Standard Workload Format logs (*.swf, *.swf.gz)",
+             Helios <Cluster>/cluster_log.csv or data.zip, AcmeTrace trace_seren.csv or trace_kalos.csv, the spot-GPU \
+             trace's job_info_df.csv, or Standard Workload Format logs (*.swf, *.swf.gz)",
         ));
     }
     let wait = |message: &str| progress.waiting(message);
@@ -218,6 +223,8 @@ fn ingest_trace(
         Trace::Philly => philly::ingest(&data, run)?,
         Trace::Helios => helios::ingest(&data, run)?,
         Trace::Swf => swf::ingest(&data, run)?,
+        Trace::Acme => acme::ingest(&data, run)?,
+        Trace::Spot => spot::ingest(&data, run)?,
     };
     record_markers(&mut outcome, &markers)?;
     let reject_samples = outcome.reject_samples.clone();

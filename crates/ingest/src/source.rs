@@ -4,7 +4,10 @@
 //! PAI's per-table `.tar.gz`, Philly's `trace-data.tar.gz`, Helios' `data.zip`
 //! (or the same extracted, in any sub-folder), and Standard Workload Format
 //! logs (`*.swf`, or `*.swf.gz` as the Parallel Workloads Archive ships
-//! them). Files are recognized by name. Archives are read member by member
+//! them), AcmeTrace's `trace_seren.csv` / `trace_kalos.csv` and the spot-GPU
+//! trace's `job_info_df.csv` / `node_info_df.csv` (plain as their
+//! repositories hold them, or gzipped, or each in a `.tar.gz` of its stem).
+//! Files are recognized by name. Archives are read member by member
 //! as streams, a lone `.gz` as its one member; nothing is extracted to
 //! disk. Every byte read is hashed (SHA-256) for the manifest and counted for
 //! the progress bar.
@@ -29,6 +32,7 @@ use super::prefetch::Prefetch;
 use super::Limits;
 
 use tracelab_schema::error::{Error, IoContext, Result};
+use tracelab_schema::raw::RawCsv;
 use tracelab_schema::synthetic::{Marker, MARKER_FILE, MAX_BYTES};
 use tracelab_schema::Trace;
 use tracelab_schema::{raw, swf};
@@ -197,7 +201,35 @@ fn classify(file: &InputFile) -> Option<Trace> {
     if name == raw::helios::ARCHIVE || (file.packing == Packing::Zip && zip_has_helios(&file.path)) {
         return Some(Trace::Helios);
     }
+    if acme_member(name).is_some() {
+        return Some(Trace::Acme);
+    }
+    if spot_member(name).is_some() {
+        return Some(Trace::Spot);
+    }
     swf::stem(name).map(|_| Trace::Swf)
+}
+
+/// The CSV layout among `layouts` that a path denotes: `<stem>.csv`, the
+/// same gzipped (`<stem>.csv.gz`), or the `<stem>.tar.gz` holding it (the
+/// member of such an archive is the plain name). Folders are ignored.
+fn csv_named<'l>(path: &str, layouts: impl IntoIterator<Item = &'l RawCsv>) -> Option<&'l RawCsv> {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    layouts.into_iter().find(|l| name == l.file || name == format!("{}.tar", l.stem()))
+}
+
+/// `(cluster, layout)` of an AcmeTrace job trace (`trace_seren.csv`,
+/// `trace_kalos.csv`, gzipped or in a `.tar.gz`).
+pub fn acme_member(path: &str) -> Option<(&'static str, &'static RawCsv)> {
+    let layout = csv_named(path, raw::acme::CLUSTERS.iter().map(|(_, l)| *l))?;
+    raw::acme::CLUSTERS.iter().find(|(_, l)| l.file == layout.file).map(|(c, l)| (*c, *l))
+}
+
+/// The spot-GPU trace file a path denotes (`job_info_df.csv`,
+/// `node_info_df.csv`, gzipped or in a `.tar.gz`).
+pub fn spot_member(path: &str) -> Option<&'static RawCsv> {
+    csv_named(path, [&raw::spot::JOBS, &raw::spot::NODES])
 }
 
 /// The Philly file a name denotes (`cluster_gpu_util`, also with a `.csv`

@@ -72,6 +72,65 @@ pub fn helios_time(s: &str) -> Result<i64, &'static str> {
     Ok((local - 8 * 3600) * US)
 }
 
+/// ISO 8601 with a UTC offset, as pandas writes zone-aware stamps
+/// (AcmeTrace: `2023-03-01 00:18:22+08:00`): date, `T` or a blank, time
+/// with optional fractional seconds, then `Z`, `+HH:MM`, `+HHMM` or `+HH`.
+/// The offset is honoured: the result is the UTC instant in microseconds.
+/// A stamp without an offset is refused: the two AcmeTrace files use
+/// different offsets, so a naive time is ambiguous.
+pub fn iso_offset_time(s: &str) -> Result<i64, &'static str> {
+    const BAD: &str = "expected an ISO 8601 time with a UTC offset, like `2023-03-01 00:18:22+08:00`";
+    let b = s.as_bytes();
+    if b.len() < 20 || !matches!(b[10], b' ' | b'T') {
+        return Err(BAD);
+    }
+    let mut naive = String::with_capacity(19);
+    naive.push_str(&s[..10]);
+    naive.push(' ');
+    naive.push_str(s.get(11..19).ok_or(BAD)?);
+    let secs = parse_naive_secs(&naive).ok_or(BAD)?;
+    let (frac_us, rest) = fraction(&s[19..]).ok_or(BAD)?;
+    let offset_s = utc_offset(rest).ok_or(BAD)?;
+    Ok((secs - offset_s) * US + frac_us)
+}
+
+/// `.123456` (1 to 9 digits, cut to microseconds) at the start of `s`, and
+/// what follows.
+fn fraction(s: &str) -> Option<(i64, &str)> {
+    let Some(digits) = s.strip_prefix('.') else { return Some((0, s)) };
+    let n = digits.bytes().take_while(u8::is_ascii_digit).count();
+    if n == 0 || n > 9 {
+        return None;
+    }
+    let mut us = 0i64;
+    for (i, c) in digits[..6.min(n)].bytes().enumerate() {
+        us += i64::from(c - b'0') * 10i64.pow(5 - i as u32);
+    }
+    Some((us, &digits[n..]))
+}
+
+/// Seconds east of UTC of `Z`, `+HH:MM`, `+HHMM` or `+HH` (the whole text).
+fn utc_offset(s: &str) -> Option<i64> {
+    if s == "Z" {
+        return Some(0);
+    }
+    let sign = match s.as_bytes().first()? {
+        b'+' => 1,
+        b'-' => -1,
+        _ => return None,
+    };
+    let body = &s[1..];
+    let (h, m) = match body.len() {
+        2 => (body, "00"),
+        4 => (&body[..2], &body[2..]),
+        5 if body.as_bytes()[2] == b':' => (&body[..2], &body[3..]),
+        _ => return None,
+    };
+    let num = |t: &str| t.bytes().all(|c| c.is_ascii_digit()).then(|| t.parse::<i64>().ok()).flatten();
+    let (h, m) = (num(h)?, num(m)?);
+    (h <= 23 && m <= 59).then_some(sign * (h * 3600 + m * 60))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -109,6 +168,38 @@ mod tests {
         assert_eq!(pai_offset("9.1e12"), Ok(Some(9_100_000_000_000 * US)));
         assert!(pai_offset("9.2e12").is_err() && pai_offset("1e300").is_err());
         assert!(pai_offset("soon").is_err());
+    }
+
+    #[test]
+    fn iso_offsets_are_honoured_like_chrono() {
+        // Seren writes +08:00 and Kalos +00:00: the same instant two ways.
+        let seren = iso_offset_time("2023-05-17 19:00:58+08:00").unwrap();
+        let kalos = iso_offset_time("2023-05-17 11:00:58+00:00").unwrap();
+        assert_eq!(seren, kalos);
+        assert_eq!(kalos, chrono_secs("2023-05-17 11:00:58") * US);
+        // Worked out by hand: local time minus the offset.
+        let cases = [
+            ("2023-03-01T00:18:22.25-05:30", "2023-03-01 05:48:22", 250_000),
+            ("2023-03-01 00:18:22Z", "2023-03-01 00:18:22", 0),
+            ("2024-02-29 23:59:59+0845", "2024-02-29 15:14:59", 0),
+            ("2023-03-01 00:18:22+08", "2023-02-28 16:18:22", 0),
+            ("2023-03-01 00:18:22.1234567+00:00", "2023-03-01 00:18:22", 123_456),
+        ];
+        for (s, utc, us) in cases {
+            assert_eq!(iso_offset_time(s), Ok(chrono_secs(utc) * US + us), "{s}");
+        }
+        for bad in [
+            "2023-03-01 00:18:22",
+            "2023-03-01 00:18:22+8",
+            "2023-02-30 00:00:00+00:00",
+            "2023-03-01 24:00:00+00:00",
+            "2023-03-01 00:18:22+08:00 ",
+            "2023-03-01 00:18:22.+08:00",
+            "2023-03-01 00:18:22+24:00",
+            "yesterday",
+        ] {
+            assert!(iso_offset_time(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ use polars::prelude::*;
 
 use super::sink::{TableWriter, BATCH_ROWS};
 use tracelab_schema::error::{Error, Result};
-use tracelab_schema::{find_table, raw, status, unified, Trace};
+use tracelab_schema::{find_table, raw, status, unified, ColType, Trace};
 use tracelab_store::parquet::dtype;
 use tracelab_store::publish::StoreWriter;
 
@@ -74,6 +74,8 @@ fn trace_parts(trace: Trace, dir: &Tables<'_>) -> Vec<PolarsResult<LazyFrame>> {
         Trace::Philly => vec![philly_jobs(dir)],
         Trace::Helios => raw::helios::CLUSTERS.iter().map(|c| helios_jobs(dir, c)).collect(),
         Trace::Swf => vec![swf_jobs(dir)],
+        Trace::Acme => raw::acme::CLUSTERS.iter().map(|(c, _)| acme_jobs(dir, c)).collect(),
+        Trace::Spot => vec![spot_jobs(dir)],
     };
     parts.into_iter().map(|p| p.map(|lf| lf.select(cols.clone()))).collect()
 }
@@ -204,6 +206,54 @@ fn helios_jobs(dir: &Tables<'_>, cluster: &str) -> PolarsResult<LazyFrame> {
         col("state"),
     ]);
     Ok(with_status(lf, Trace::Helios, "state"))
+}
+
+/// AcmeTrace, one cluster: as Helios (same owners, same Slurm states), but
+/// the queue and run times from the stamps: Kalos' raw `duration` is end -
+/// submit (schema `acme/jobs.run_s`), not the unified end - start. No
+/// virtual cluster is recorded, so `group` is null.
+fn acme_jobs(dir: &Tables<'_>, cluster: &str) -> PolarsResult<LazyFrame> {
+    let jobs = sorted(scan(dir, "jobs")?.filter(col("cluster").eq(lit(cluster))), &["submit_time", "job_id"]);
+    let lf = jobs.select([
+        lit("acme").alias("trace"),
+        col("cluster"),
+        col("job_id"),
+        col("user"),
+        lit(NULL).cast(DataType::String).alias("group"),
+        col("submit_time"),
+        col("start_time"),
+        col("end_time"),
+        seconds("submit_time", "start_time").alias("queue_s"),
+        seconds("start_time", "end_time").alias("run_s"),
+        col("gpus").cast(DataType::Float64).alias("gpus_requested"),
+        col("cpus").cast(DataType::Float64).alias("cpus_requested"),
+        col("nodes").alias("instances"),
+        col("state"),
+    ]);
+    Ok(with_status(lf, Trace::Acme, "state"))
+}
+
+/// Spot: a job's GPUs and CPUs are its per-worker requests times its
+/// workers; run = the raw duration; start, end, queueing and final state
+/// are not recorded (null, status unknown); group = the organization.
+fn spot_jobs(dir: &Tables<'_>) -> PolarsResult<LazyFrame> {
+    let lf = sorted(scan(dir, "jobs")?, &["submit_time", "job_name"]).select([
+        lit("spot").alias("trace"),
+        lit("spot").alias("cluster"),
+        col("job_name").alias("job_id"),
+        lit(NULL).cast(DataType::String).alias("user"),
+        col("organization").alias("group"),
+        col("submit_time"),
+        lit(NULL).cast(dtype(ColType::Timestamp)).alias("start_time"),
+        lit(NULL).cast(dtype(ColType::Timestamp)).alias("end_time"),
+        lit(NULL).cast(DataType::Float64).alias("queue_s"),
+        col("duration_s").alias("run_s"),
+        col("gpus").alias("gpus_requested"),
+        (col("cpu_request") * col("workers").cast(DataType::Float64)).alias("cpus_requested"),
+        col("workers").alias("instances"),
+        lit(status::SPOT_UNRECORDED).alias("status_code"),
+    ]);
+    Ok(with_status(lf, Trace::Spot, "status_code"))
 }
 
 /// SWF: each job's summary record (`part` 0; partial executions stay in

@@ -85,8 +85,102 @@ const HELIOS: &[Target] = &[
     Target("helios.job-size", Keys::All, 0.0),
 ];
 
-/// Helios summary numbers that grow with the trace (helios.py compares
-/// them with the published value x scale).
+/// tests/calibration/acme.py: Seren from any scale, Kalos (62,413 jobs at
+/// scale 1) from 0.1, where its few large jobs no longer swing the means and
+/// the GPU-time shares; the largest values (max_*) are not targeted.
+const ACME: &[Target] = &[
+    Target("acme.cluster-summary", Keys::Only(SEREN_SUMMARY), 0.0),
+    Target("acme.cluster-summary", Keys::Only(KALOS_SUMMARY), 0.1),
+    Target(
+        "acme.final-status",
+        Keys::Only(&[
+            "Seren.count.completed",
+            "Seren.count.cancelled",
+            "Seren.count.failed",
+            "Seren.gpu_time.completed",
+            "Seren.gpu_time.cancelled",
+            "Seren.gpu_time.failed",
+        ]),
+        0.0,
+    ),
+    Target(
+        "acme.final-status",
+        Keys::Only(&[
+            "Kalos.count.completed",
+            "Kalos.count.cancelled",
+            "Kalos.count.failed",
+            "Kalos.gpu_time.completed",
+            "Kalos.gpu_time.cancelled",
+            "Kalos.gpu_time.failed",
+        ]),
+        0.1,
+    ),
+];
+
+const SEREN_SUMMARY: &[&str] = &[
+    "Seren.job_num",
+    "Seren.cpu_job_num",
+    "Seren.gpu_job_num",
+    "Seren.avg_run_time_gpu",
+    "Seren.avg_que_time_gpu",
+    "Seren.avg_gpu_num",
+    "Seren.med_run_time_gpu",
+    "Seren.med_que_time_gpu",
+    "Seren.med_gpu_num",
+    "Seren.complete_rate_gpu",
+    "Seren.cancel_rate_gpu",
+    "Seren.fail_rate_gpu",
+    "Seren.complete_gpu_time",
+    "Seren.cancel_gpu_time",
+    "Seren.fail_gpu_time",
+    "Seren.complete_rate_gpu_time",
+    "Seren.cancel_rate_gpu_time",
+    "Seren.fail_rate_gpu_time",
+    "Seren.avg_run_time_cpu",
+    "Seren.avg_que_time_cpu",
+    "Seren.med_run_time_cpu",
+    "Seren.med_que_time_cpu",
+    "Seren.complete_rate_cpu",
+    "Seren.cancel_rate_cpu",
+    "Seren.fail_rate_cpu",
+];
+
+const KALOS_SUMMARY: &[&str] = &[
+    "Kalos.job_num",
+    "Kalos.cpu_job_num",
+    "Kalos.gpu_job_num",
+    "Kalos.avg_run_time_gpu",
+    "Kalos.avg_que_time_gpu",
+    "Kalos.avg_gpu_num",
+    "Kalos.med_run_time_gpu",
+    "Kalos.med_que_time_gpu",
+    "Kalos.med_gpu_num",
+    "Kalos.complete_rate_gpu",
+    "Kalos.cancel_rate_gpu",
+    "Kalos.fail_rate_gpu",
+    "Kalos.complete_gpu_time",
+    "Kalos.cancel_gpu_time",
+    "Kalos.fail_gpu_time",
+    "Kalos.complete_rate_gpu_time",
+    "Kalos.cancel_rate_gpu_time",
+    "Kalos.fail_rate_gpu_time",
+    "Kalos.avg_run_time_cpu",
+    "Kalos.avg_que_time_cpu",
+    "Kalos.med_run_time_cpu",
+    "Kalos.med_que_time_cpu",
+    "Kalos.complete_rate_cpu",
+    "Kalos.cancel_rate_cpu",
+    "Kalos.fail_rate_cpu",
+];
+
+/// tests/calibration/spot.py.
+const SPOT: &[Target] = &[
+    Target("spot.demand-capacity", Keys::Only(&["A10.mean_pct"]), 0.0),
+    Target("spot.durations-sizes", Keys::Only(&["all.duration_p90", "all.duration_p99"]), 0.0),
+];
+
+/// Helios and AcmeTrace summary numbers that grow with the trace
+/// (helios.py compares them with the published value x scale).
 const EXTENSIVE: [&str; 6] =
     ["job_num", "cpu_job_num", "gpu_job_num", "complete_gpu_time", "cancel_gpu_time", "fail_gpu_time"];
 
@@ -97,14 +191,22 @@ fn targets(trace: Trace) -> &'static [Target] {
         Trace::Helios => HELIOS,
         // synth makes no SWF logs: nothing is calibrated.
         Trace::Swf => &[],
+        Trace::Acme => ACME,
+        Trace::Spot => SPOT,
     }
 }
 
 /// The trace a headline measures: its analysis's, except Helios Fig 1b's
-/// Philly rows.
+/// Philly rows and the prior-trace rows of AcmeTrace's summary.
 fn trace_of(analysis: &str, key: &str) -> Option<Trace> {
     if analysis == "helios.gpu-time-by-status" && key.starts_with("philly.") {
         return Some(Trace::Philly);
+    }
+    if analysis == "acme.cluster-summary" {
+        let row = key.split('.').next().unwrap_or("");
+        if let Some(t) = ["Philly", "Helios", "PAI"].iter().find(|r| **r == row) {
+            return Trace::from_name(&t.to_ascii_lowercase());
+        }
     }
     Trace::from_name(analysis.split('.').next().unwrap_or(""))
 }
@@ -193,8 +295,8 @@ pub fn judge(row: &HeadlineRow, markers: &[Marker]) -> Judged {
     let none = Judged { verdict: Verdict::None, reference: row.published, scaled_by: None };
     let (Some(value), Some(published)) = (row.value, row.published) else { return none };
     let marker = trace_of(&row.analysis, &row.key).and_then(|t| markers.iter().find(|m| m.trace == t));
-    let extensive =
-        row.analysis == "helios.cluster-summary" && EXTENSIVE.iter().any(|k| row.key.rsplit('.').next() == Some(*k));
+    let summary = row.analysis == "helios.cluster-summary" || row.analysis == "acme.cluster-summary";
+    let extensive = summary && EXTENSIVE.iter().any(|k| row.key.rsplit('.').next() == Some(*k));
     let scaled_by = marker.filter(|_| extensive).map(|m| m.scale);
     let reference = published * scaled_by.unwrap_or(1.0);
     let judged = |verdict| Judged { verdict, reference: Some(reference), scaled_by };
@@ -265,6 +367,21 @@ mod tests {
     }
 
     #[test]
+    fn acme_summary_rows_follow_their_own_trace_and_scale() {
+        let markers = [synthetic(Trace::Acme, 0.003), synthetic(Trace::Philly, 0.001)];
+        // Seren's jobs: 1,031,550 x 0.003 = 3,094.65; 3,095 is close.
+        let seren = judge(&row("acme.cluster-summary", "Seren.job_num", 3095.0, 1_031_550.0, ""), &markers);
+        assert_eq!((seren.verdict, seren.scaled_by), (Verdict::Close, Some(0.003)));
+        // Kalos is targeted from scale 0.1 only.
+        let kalos = row("acme.cluster-summary", "Kalos.avg_gpu_num", 20.6, 26.77, "");
+        assert_eq!(judge(&kalos, &markers).verdict, Verdict::NotCalibrated);
+        // The Philly row measures the (synthetic) Philly trace, which synth does not aim at this table.
+        let philly = row("acme.cluster-summary", "Philly.job_num", 117.0, 112_956.0, "");
+        assert_eq!(judge(&philly, &markers).verdict, Verdict::NotCalibrated);
+        assert!(matches!(judge(&philly, &[]).verdict, Verdict::Off(_)), "official data is compared");
+    }
+
+    #[test]
     fn synthetic_counts_are_compared_with_the_published_value_times_the_scale() {
         // 246708 jobs x 0.001 = 246.708; 247 is 0.1 % above.
         let jobs = row("helios.cluster-summary", "Venus.job_num", 247.0, 246708.0, "");
@@ -284,7 +401,7 @@ mod tests {
         assert!(figure_calibrated("pai.machine-util", &[]));
         assert!(figure_calibrated("cross.runtime", &pai));
         // Every analysis a target names exists.
-        for t in PAI.iter().chain(PHILLY).chain(HELIOS) {
+        for t in PAI.iter().chain(PHILLY).chain(HELIOS).chain(ACME).chain(SPOT) {
             assert!(tracelab_analysis::find(t.0).is_ok(), "{}", t.0);
         }
     }

@@ -84,7 +84,8 @@ fn banner(reports: &[SpecReport], data: &Data) -> String {
     }
     if !data.missing.is_empty() || !data.missing_clusters.is_empty() {
         let traces = data.missing.iter().map(|(t, why)| format!("{} ({why})", t.name()));
-        let clusters = data.missing_clusters.iter().map(|(c, why)| format!("Helios {c} ({why})"));
+        let clusters =
+            data.missing_clusters.iter().map(|(c, why)| format!("{} ({why})", crate::inputs::cluster_name(c)));
         let missing: Vec<String> = traces.chain(clusters).collect();
         h.push_str(&format!(
             "<p>Not in this report: {}. Specs of those traces alone are skipped; figures that compare traces are \

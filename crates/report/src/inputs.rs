@@ -92,16 +92,38 @@ pub fn missing(present: &[Trace], only: Option<&[Trace]>) -> Vec<(Trace, String)
 
 /// The Helios clusters a Helios download lacks (it may hold any subset of
 /// the four), from the sources of its jobs table (`helios/Earth/cluster_log.csv`
-/// or `data.zip!data/Earth/cluster_log.csv`).
+/// or `data.zip!data/Earth/cluster_log.csv`), and the AcmeTrace clusters an
+/// AcmeTrace download lacks (`trace_seren.csv`, `trace_kalos.csv`).
 pub fn missing_clusters(manifests: &[(String, Value)]) -> Vec<(String, String)> {
-    let Some((_, m)) = manifests.iter().find(|(t, _)| t == "helios") else { return Vec::new() };
-    let tables = m["tables"].as_array().cloned().unwrap_or_default();
-    let source = tables.iter().find(|t| t["table"] == "jobs").and_then(|t| t["source"].as_str()).unwrap_or("");
-    raw::helios::CLUSTERS
-        .iter()
-        .filter(|c| !source.contains(&format!("{c}/{}", raw::helios::CLUSTER_LOG.file)))
-        .map(|c| (c.to_string(), "not in the Helios data".to_string()))
-        .collect()
+    let source = |trace: &str| -> Option<String> {
+        let (_, m) = manifests.iter().find(|(t, _)| t == trace)?;
+        let tables = m["tables"].as_array().cloned().unwrap_or_default();
+        Some(tables.iter().find(|t| t["table"] == "jobs").and_then(|t| t["source"].as_str()).unwrap_or("").to_string())
+    };
+    let mut out = Vec::new();
+    if let Some(s) = source("helios") {
+        out.extend(
+            raw::helios::CLUSTERS
+                .iter()
+                .filter(|c| !s.contains(&format!("{c}/{}", raw::helios::CLUSTER_LOG.file)))
+                .map(|c| (c.to_string(), "not in the Helios data".to_string())),
+        );
+    }
+    if let Some(s) = source("acme") {
+        out.extend(
+            raw::acme::CLUSTERS
+                .iter()
+                .filter(|(_, l)| !s.contains(l.file))
+                .map(|(c, _)| (c.to_string(), "not in the AcmeTrace data".to_string())),
+        );
+    }
+    out
+}
+
+/// "Helios Venus" or "AcmeTrace Kalos": a missing cluster with its trace.
+pub fn cluster_name(cluster: &str) -> String {
+    let acme = raw::acme::CLUSTERS.iter().any(|(c, _)| *c == cluster);
+    format!("{} {cluster}", if acme { "AcmeTrace" } else { "Helios" })
 }
 
 /// "PAI: synthetic (...); Philly: official download" for the traces of a
@@ -157,6 +179,11 @@ mod tests {
         let names: Vec<&str> = m.iter().map(|(c, _)| c.as_str()).collect();
         assert_eq!(names, ["Saturn", "Uranus"]);
         assert!(missing_clusters(&[]).is_empty());
+        let acme = json!({ "tables": [{ "table": "jobs", "source": "acme/trace_seren.csv" }] });
+        assert_eq!(
+            missing_clusters(&[("acme".into(), acme)]),
+            [("Kalos".to_string(), "not in the AcmeTrace data".to_string())]
+        );
     }
 
     #[test]
@@ -167,7 +194,9 @@ mod tests {
             vec![
                 (Trace::Philly, "left out by --only".to_string()),
                 (Trace::Helios, "not in the store".to_string()),
-                (Trace::Swf, "left out by --only".to_string())
+                (Trace::Swf, "left out by --only".to_string()),
+                (Trace::Acme, "left out by --only".to_string()),
+                (Trace::Spot, "left out by --only".to_string())
             ]
         );
     }

@@ -134,7 +134,7 @@ fn replays_a_missing_trace(params: &[(String, String)], data: &Data) -> Option<S
         return Some(format!("it reads {value}, which this report lacks: {} ({why})", t.name()));
     }
     let (c, why) = data.missing_clusters.iter().find(|(c, _)| Some(c.as_str()) == cluster)?;
-    Some(format!("it reads {value}, which this report lacks: Helios {c} ({why})"))
+    Some(format!("it reads {value}, which this report lacks: {} ({why})", crate::inputs::cluster_name(c)))
 }
 
 /// Analysis runs (id, given parameters) in first-use order, each with the

@@ -20,10 +20,12 @@ use tracelab_schema::error::{Error, Result};
 
 /// The specs compiled into the binary, so `tracelab report` works from any
 /// directory; `--spec FILE` reads others.
-pub const BUILTIN: [(&str, &str); 8] = [
+pub const BUILTIN: [(&str, &str); 10] = [
     ("notebooks-equivalents/pai-nsdi22.toml", include_str!("../../../notebooks-equivalents/pai-nsdi22.toml")),
     ("notebooks-equivalents/philly-atc19.toml", include_str!("../../../notebooks-equivalents/philly-atc19.toml")),
     ("notebooks-equivalents/helios-sc21.toml", include_str!("../../../notebooks-equivalents/helios-sc21.toml")),
+    ("notebooks-equivalents/acme-nsdi24.toml", include_str!("../../../notebooks-equivalents/acme-nsdi24.toml")),
+    ("notebooks-equivalents/spot-asplos26.toml", include_str!("../../../notebooks-equivalents/spot-asplos26.toml")),
     ("notebooks-equivalents/cross-trace.toml", include_str!("../../../notebooks-equivalents/cross-trace.toml")),
     ("notebooks-equivalents/seed-systems.toml", include_str!("../../../notebooks-equivalents/seed-systems.toml")),
     ("notebooks-equivalents/simulation.toml", include_str!("../../../notebooks-equivalents/simulation.toml")),

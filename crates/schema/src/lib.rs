@@ -12,7 +12,10 @@
 //!
 //! [`swf`] holds the fields of the Standard Workload Format, which export
 //! writes and ingest reads (the fourth trace kind), and its canonical tables.
+//! [`acme`] and [`spot`] are the LLM-era traces: AcmeTrace (NSDI'24) and
+//! Alibaba's cluster-trace-v2026-spot-gpu (ASPLOS'26).
 
+pub mod acme;
 pub mod civil;
 pub mod error;
 pub mod helios;
@@ -21,6 +24,7 @@ pub mod pai;
 pub mod philly;
 pub mod raw;
 mod render;
+pub mod spot;
 pub mod status;
 pub mod swf;
 pub mod synthetic;
@@ -43,10 +47,16 @@ pub enum Trace {
     /// Any log in the Standard Workload Format of the Parallel Workloads
     /// Archive (`*.swf`, `*.swf.gz`), one cluster per file; jobs only.
     Swf,
+    /// Shanghai AI Lab AcmeTrace (NSDI'24): the LLM-development clusters
+    /// Seren and Kalos.
+    Acme,
+    /// Alibaba cluster-trace-v2026-spot-gpu (ASPLOS'26 GFS): HP and Spot
+    /// jobs on a heterogeneous GPU cluster.
+    Spot,
 }
 
 impl Trace {
-    pub const ALL: [Trace; 4] = [Trace::Pai, Trace::Philly, Trace::Helios, Trace::Swf];
+    pub const ALL: [Trace; 6] = [Trace::Pai, Trace::Philly, Trace::Helios, Trace::Swf, Trace::Acme, Trace::Spot];
 
     /// The short name used on the command line and as the store folder.
     pub fn name(self) -> &'static str {
@@ -55,6 +65,8 @@ impl Trace {
             Trace::Philly => "philly",
             Trace::Helios => "helios",
             Trace::Swf => "swf",
+            Trace::Acme => "acme",
+            Trace::Spot => "spot",
         }
     }
 
@@ -69,9 +81,12 @@ impl Trace {
     /// carry no zone; SenseTime's clusters are in China, so UTC+8 is assumed.
     /// SWF: each log names its own zone (`TimeZoneString`, kept in
     /// `swf/header`); one zone cannot stand for all of them, so UTC.
+    /// AcmeTrace: the files carry offsets (Seren +08:00, Kalos +00:00); the
+    /// clusters are in Shanghai. Spot: offsets without a date, counted from
+    /// a Shanghai midnight (`spot::ORIGIN_UTC_S`).
     pub fn local_tz(self) -> &'static str {
         match self {
-            Trace::Pai | Trace::Helios => "Asia/Shanghai",
+            Trace::Pai | Trace::Helios | Trace::Acme | Trace::Spot => "Asia/Shanghai",
             Trace::Philly => "America/Los_Angeles",
             Trace::Swf => "UTC",
         }
@@ -84,6 +99,8 @@ impl Trace {
             Trace::Philly => philly::TABLES,
             Trace::Helios => helios::TABLES,
             Trace::Swf => swf::TABLES,
+            Trace::Acme => acme::TABLES,
+            Trace::Spot => spot::TABLES,
         }
     }
 
@@ -94,6 +111,8 @@ impl Trace {
             Trace::Philly => "Microsoft Philly traces (ATC'19)",
             Trace::Helios => "SenseTime Helios traces (SC'21)",
             Trace::Swf => "Standard Workload Format logs (Parallel Workloads Archive)",
+            Trace::Acme => "Shanghai AI Lab AcmeTrace (NSDI'24 \"Characterization of Large Language Model Development in the Datacenter\")",
+            Trace::Spot => "Alibaba cluster-trace-v2026-spot-gpu (ASPLOS'26 GFS)",
         }
     }
 }
@@ -212,6 +231,11 @@ impl Table {
             (Some(Trace::Swf), "jobs") => "swf_jobs",
             (Some(Trace::Swf), "header") => "swf_headers",
             (Some(Trace::Swf), _) => "swf_rejects",
+            (Some(Trace::Acme), "jobs") => "acme_jobs",
+            (Some(Trace::Acme), _) => "acme_rejects",
+            (Some(Trace::Spot), "jobs") => "spot_jobs",
+            (Some(Trace::Spot), "nodes") => "spot_nodes",
+            (Some(Trace::Spot), _) => "spot_rejects",
         }
     }
 

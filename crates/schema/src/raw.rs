@@ -4,7 +4,9 @@
 //!
 //! Sources: the PAI `.header` files and README (alibaba/clusterdata
 //! cluster-trace-gpu-v2020), the Philly README (msr-fiddle/philly-traces), the
-//! Helios README (S-Lab-System-Group/HeliosData). The real files kept in
+//! Helios README (S-Lab-System-Group/HeliosData), the AcmeTrace README
+//! (InternLM/AcmeTrace) and the spot-GPU README and node file
+//! (alibaba/clusterdata cluster-trace-v2026-spot-gpu). The real files kept in
 //! `data-samples/` are the byte-level reference.
 
 /// A raw CSV file layout.
@@ -245,4 +247,108 @@ pub mod helios {
     /// (`trace_parser.py`); one SUSPENDED row exists in Uranus.
     pub const STATES: &[&str] = &["COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "SUSPENDED"];
     pub const TIME_FORMAT: &str = "%Y-%m-%d %H:%M:%S";
+}
+
+/// Shanghai AI Lab AcmeTrace (InternLM/AcmeTrace `data/job_trace/`): one CSV
+/// with a header row per cluster. Kalos adds pod memory and the failure and
+/// stop times. Column order as the README's tables; ingest maps the header
+/// by name, so a file with the same columns in another order reads too.
+pub mod acme {
+    use super::RawCsv;
+
+    pub const SEREN: RawCsv = RawCsv {
+        file: "trace_seren.csv",
+        columns: &[
+            "job_id",
+            "user",
+            "node_num",
+            "gpu_num",
+            "cpu_num",
+            "type",
+            "state",
+            "submit_time",
+            "start_time",
+            "end_time",
+            "duration",
+            "queue",
+            "gpu_time",
+        ],
+        has_header: true,
+    };
+    pub const KALOS: RawCsv = RawCsv {
+        file: "trace_kalos.csv",
+        columns: &[
+            "job_id",
+            "user",
+            "node_num",
+            "gpu_num",
+            "cpu_num",
+            "mem_per_pod_GB",
+            "shared_mem_per_pod",
+            "type",
+            "state",
+            "submit_time",
+            "start_time",
+            "end_time",
+            "fail_time",
+            "stop_time",
+            "duration",
+            "queue",
+            "gpu_time",
+        ],
+        has_header: true,
+    };
+
+    /// (cluster, file) in the owners' order (the summary CSV's rows).
+    pub const CLUSTERS: [(&str, &RawCsv); 2] = [("Seren", &SEREN), ("Kalos", &KALOS)];
+
+    /// The UTC offset each cluster's stamps carry in the released files
+    /// (README examples); ingest honours whatever offset a value has, synth
+    /// writes these.
+    pub fn offset_of(cluster: &str) -> &'static str {
+        if cluster == "Seren" {
+            "+08:00"
+        } else {
+            "+00:00"
+        }
+    }
+
+    /// Final states (README note 1): TIMEOUT and NODE_FAIL are rare and
+    /// regarded as failed by the owners.
+    pub const STATES: &[&str] = &["COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL"];
+    /// Workload types. The files write `Eval` (the owners' notebook filters
+    /// `type == "Eval"`); `Evaluation` is the README's and paper's word.
+    pub const TYPES: &[&str] = &["Pretrain", "SFT", "Eval", "Evaluation", "MLLM", "Debug", "Other"];
+}
+
+/// Alibaba cluster-trace-v2026-spot-gpu: two CSVs with a header row, as the
+/// repository holds them (`job_info_df.csv`, `node_info_df.csv`). Ingest
+/// maps the header by name (the README's tables list the node columns in
+/// another order than the file).
+pub mod spot {
+    use super::RawCsv;
+
+    pub const JOBS: RawCsv = RawCsv {
+        file: "job_info_df.csv",
+        columns: &[
+            "job_name",
+            "organization",
+            "gpu_model",
+            "cpu_request",
+            "gpu_request",
+            "worker_num",
+            "submit_time",
+            "duration",
+            "job_type",
+        ],
+        has_header: true,
+    };
+    pub const NODES: RawCsv = RawCsv {
+        file: "node_info_df.csv",
+        columns: &["gpu_model", "gpu_capacity_num", "cpu_num", "node_name"],
+        has_header: true,
+    };
+
+    /// `job_type`: high priority, or Spot (preemptible).
+    pub const JOB_TYPES: &[&str] = &["HP", "Spot"];
 }

@@ -19,12 +19,19 @@ pub const NORMALIZED: [&str; 5] = ["completed", "failed", "killed", "running", "
 /// - SWF (field 11): 1 -> completed, 0 -> failed, 5 (cancelled) -> killed;
 ///   -1 and the partial-execution codes 2, 3, 4 -> unknown (a whole job is
 ///   its summary record, which carries 0, 1 or 5).
+/// - AcmeTrace: as Helios (the same Slurm states; the README regards
+///   TIMEOUT and NODE_FAIL as failed): COMPLETED -> completed, CANCELLED
+///   (by the user) -> killed, FAILED, TIMEOUT, NODE_FAIL -> failed.
+/// - Spot: the trace records no final state; its rows carry
+///   [`SPOT_UNRECORDED`] and map to unknown.
 pub fn normalize(trace: Trace, raw: &str) -> &'static str {
     match (trace, raw) {
-        (Trace::Pai, "Terminated") | (Trace::Philly, "Pass") | (Trace::Helios, "COMPLETED") => "completed",
+        (Trace::Pai, "Terminated") | (Trace::Philly, "Pass") => "completed",
+        (Trace::Helios | Trace::Acme, "COMPLETED") => "completed",
         (Trace::Pai, "Failed") | (Trace::Philly, "Failed") => "failed",
-        (Trace::Helios, "FAILED" | "TIMEOUT" | "NODE_FAIL") => "failed",
-        (Trace::Pai, "Interrupted") | (Trace::Philly, "Killed") | (Trace::Helios, "CANCELLED") => "killed",
+        (Trace::Helios | Trace::Acme, "FAILED" | "TIMEOUT" | "NODE_FAIL") => "failed",
+        (Trace::Pai, "Interrupted") | (Trace::Philly, "Killed") => "killed",
+        (Trace::Helios | Trace::Acme, "CANCELLED") => "killed",
         (Trace::Pai, "Running" | "Waiting" | "Ready") => "running",
         (Trace::Swf, "1") => "completed",
         (Trace::Swf, "0") => "failed",
@@ -33,6 +40,9 @@ pub fn normalize(trace: Trace, raw: &str) -> &'static str {
     }
 }
 
+/// The `status_raw` of every spot-trace row: the trace has no final state.
+pub const SPOT_UNRECORDED: &str = "unrecorded";
+
 /// The (raw, normalized) pairs of a trace, for building a lookup in a query.
 pub fn mapping(trace: Trace) -> Vec<(&'static str, &'static str)> {
     let raws: &[&'static str] = match trace {
@@ -40,6 +50,8 @@ pub fn mapping(trace: Trace) -> Vec<(&'static str, &'static str)> {
         Trace::Philly => super::raw::philly::STATUSES,
         Trace::Helios => super::raw::helios::STATES,
         Trace::Swf => &super::swf::status::RAW,
+        Trace::Acme => super::raw::acme::STATES,
+        Trace::Spot => &[SPOT_UNRECORDED],
     };
     raws.iter().map(|r| (*r, normalize(trace, r))).collect()
 }
@@ -66,5 +78,9 @@ mod tests {
         assert_eq!(normalize(Trace::Pai, "Waiting"), "running");
         assert_eq!(normalize(Trace::Swf, "5"), "killed");
         assert_eq!(normalize(Trace::Swf, "3"), "unknown");
+        assert_eq!(normalize(Trace::Acme, "NODE_FAIL"), "failed");
+        assert_eq!(normalize(Trace::Acme, "CANCELLED"), "killed");
+        assert_eq!(normalize(Trace::Acme, "COMPLETED"), "completed");
+        assert_eq!(normalize(Trace::Spot, SPOT_UNRECORDED), "unknown");
     }
 }

@@ -81,7 +81,8 @@ impl Marker {
             return Err(format!("`generator` must be \"{GENERATOR}\""));
         }
         let trace = text_field(m, "trace")?;
-        let trace = Trace::from_name(&trace).ok_or(format!("`trace` {trace:?} is not pai, philly or helios"))?;
+        let trace = Trace::from_name(&trace)
+            .ok_or(format!("`trace` {trace:?} is not a trace tracelab knows (pai, philly, helios, acme, spot)"))?;
         let scale = m.get("scale").and_then(Value::as_f64).filter(|s| *s > 0.0 && s.is_finite());
         let corrupt = match m.get("corrupt") {
             None | Some(Value::Null) => None,

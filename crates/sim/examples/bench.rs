@@ -61,6 +61,7 @@ fn workload(s: &Scale, seed: u64) -> Workload {
                 vc: user % 40,
                 group: user * 3 + rng.below(3) as u32,
                 gpu_type,
+                priority: 0,
             }
         })
         .collect();

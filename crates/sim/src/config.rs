@@ -32,6 +32,8 @@ named_enum!(
         Las => "las",
         /// Fewest allocated GPUs of the job's VC (or user) first.
         Fair => "fair",
+        /// Higher priority class first, FIFO within a class; preempts lower classes (HP over Spot, GFS).
+        Priority => "priority",
         /// GPU sharing baseline: every job holds whole GPUs alone, in submission order.
         Exclusive => "exclusive",
         /// Gandiva: a job that finds no free GPU time-slices one equally with its tenants.
@@ -202,7 +204,7 @@ impl SimConfig {
             return bad("share_slowdown must be a finite number >= 1");
         }
         if self.preemptive() && self.discipline == Discipline::Easy {
-            return bad("easy backfilling needs a non-preemptive policy (srtf and las preempt instead)");
+            return bad("easy backfilling needs a non-preemptive policy (srtf, las and priority preempt instead)");
         }
         let t = &self.las_thresholds_gpu_s;
         if t.iter().any(|x| !(*x > 0.0 && x.is_finite())) || t.windows(2).any(|w| w[0] >= w[1]) {
@@ -242,6 +244,6 @@ impl SimConfig {
 
     /// Whether the policy suspends running jobs.
     pub fn preemptive(&self) -> bool {
-        matches!(self.policy, Policy::Srtf | Policy::Las)
+        matches!(self.policy, Policy::Srtf | Policy::Las | Policy::Priority)
     }
 }

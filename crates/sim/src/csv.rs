@@ -19,6 +19,7 @@
 //! | `gpu_util` | no | GPU utilization alone, % of one GPU (0-100); empty = unknown |
 //! | `gpu_mem_gib` | no | GPU memory per GPU, GiB (>= 0); empty = unknown |
 //! | `class` | no | `offline` (default) or `online` (a service) |
+//! | `priority` | no | priority class 0-255 (`priority` policy: higher preempts lower); empty = 0 |
 //!
 //! Times are bounded by [`MAX_SECS`] and GPU and CPU counts by
 //! [`MAX_UNITS`], so that no sum the engine takes overflows. Bad rows are
@@ -101,7 +102,7 @@ pub struct JobList {
     pub gpu_types: Interner,
 }
 
-const COLUMNS: [&str; 12] = [
+const COLUMNS: [&str; 13] = [
     "job_id",
     "submit_s",
     "duration_s",
@@ -114,9 +115,15 @@ const COLUMNS: [&str; 12] = [
     "gpu_util",
     "gpu_mem_gib",
     "class",
+    "priority",
 ];
-/// The columns of GPU usage (written only when a job has usage).
+/// The columns every list has; then the GPU usage columns (written only
+/// when a job has usage), then `priority` (only when a job has a class
+/// above 0).
+const BASE_COLUMNS: usize = 9;
 const USAGE_COLUMNS: usize = 3;
+/// The position of `priority` in [`COLUMNS`].
+const PRIORITY: usize = 12;
 
 struct Row<'a> {
     line: usize,
@@ -142,6 +149,16 @@ impl Row<'_> {
             return Err(bad(format!("expected a number <= {max}, found `{text}`")));
         }
         Ok(Some(x))
+    }
+
+    /// The priority class: a whole number 0-255, 0 when absent or empty.
+    fn priority(&self) -> Result<u8, SimError> {
+        let Some(p) = self.number(PRIORITY, 0.0, 255.0)? else { return Ok(0) };
+        if p.fract() != 0.0 {
+            let what = format!("expected a whole number 0-255, found `{}`", self.text(PRIORITY).unwrap_or(""));
+            return Err(SimError::Csv { line: self.line, column: COLUMNS[PRIORITY].into(), what });
+        }
+        Ok(p as u8)
     }
 
     fn required(&self, col: usize, min: f64, max: f64) -> Result<f64, SimError> {
@@ -301,6 +318,7 @@ fn read_row(list: &mut JobList, row: &Row) -> Result<(), SimError> {
         vc: list.vcs.id(row.text(6).unwrap_or("")),
         group: list.groups.id(row.text(7).unwrap_or("")),
         gpu_type,
+        priority: row.priority()?,
     };
     let usage = read_usage(row)?;
     list.job_ids.push(row.text(0).map_or_else(|| id.to_string(), str::to_string));
@@ -341,11 +359,18 @@ fn finish(mut list: JobList) -> Result<JobList, SimError> {
 }
 
 /// Writes a job list in the same format (every column, the usage columns
-/// only when some job has usage; times in seconds with millisecond
-/// precision).
+/// only when some job has usage, `priority` only when a job has a class
+/// above 0; times in seconds with millisecond precision).
 pub fn write_jobs(list: &JobList, mut out: impl Write) -> std::io::Result<()> {
     let usage = !list.workload.usage.is_empty();
-    let columns = if usage { &COLUMNS[..] } else { &COLUMNS[..COLUMNS.len() - USAGE_COLUMNS] };
+    let classes = list.workload.jobs.iter().any(|j| j.priority > 0);
+    let mut columns: Vec<&str> = COLUMNS[..BASE_COLUMNS].to_vec();
+    if usage {
+        columns.extend(&COLUMNS[BASE_COLUMNS..BASE_COLUMNS + USAGE_COLUMNS]);
+    }
+    if classes {
+        columns.push(COLUMNS[PRIORITY]);
+    }
     writeln!(out, "{}", columns.join(","))?;
     for (i, j) in list.workload.jobs.iter().enumerate() {
         let name = |int: &Interner, id: u32| int.names.get(id as usize).cloned().unwrap_or_default();
@@ -367,6 +392,9 @@ pub fn write_jobs(list: &JobList, mut out: impl Write) -> std::io::Result<()> {
         if let Some(u) = list.workload.usage.get(i).filter(|_| usage) {
             let num = |x: Option<f32>| x.map_or(String::new(), |v| v.to_string());
             write!(out, ",{},{},{}", num(u.gpu_util), num(u.gpu_mem_gib), u.class)?;
+        }
+        if classes {
+            write!(out, ",{}", j.priority)?;
         }
         writeln!(out)?;
     }

@@ -41,6 +41,11 @@ pub struct Job {
     pub group: u32,
     /// Interned GPU type the job must run on, if constrained.
     pub gpu_type: Option<u16>,
+    /// Priority class: 0 for most jobs; under the `priority` policy a job
+    /// preempts running jobs of a lower class (the spot-GPU trace's HP jobs
+    /// are 1, its Spot jobs 0). Other policies ignore it.
+    #[serde(default)]
+    pub priority: u8,
 }
 
 /// What a job asks of one placement, derived from `gpu_milli`.

@@ -11,7 +11,7 @@
 //! use tracelab_sim::{simulate, Cluster, Job, SimConfig, Workload};
 //! let job = |id: u32, submit: i64, duration: i64, gpus: u32| Job {
 //!     id, submit, duration, gpu_milli: gpus * 1000, cpu_milli: None,
-//!     user: 0, vc: 0, group: 0, gpu_type: None,
+//!     user: 0, vc: 0, group: 0, gpu_type: None, priority: 0,
 //! };
 //! let w = Workload::from_jobs(vec![job(0, 0, 10_000, 4), job(1, 0, 5_000, 4)]);
 //! let cluster = Cluster::homogeneous(1, 4).unwrap();

@@ -12,7 +12,7 @@ fn unknown_names_list_the_valid_ones() {
     let e = "lifo".parse::<Policy>().unwrap_err().to_string();
     assert_eq!(
         e,
-        "unknown policy `lifo`; valid names: fifo, sjf, srtf, sjf-predicted, qssf, las, fair, \
+        "unknown policy `lifo`; valid names: fifo, sjf, srtf, sjf-predicted, qssf, las, fair, priority, \
          exclusive, time-sharing, priority-time-sharing, horus, muxflow"
     );
     let e = "tight".parse::<Placement>().unwrap_err().to_string();

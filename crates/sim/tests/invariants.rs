@@ -36,6 +36,7 @@ fn workload(rng: &mut Rng, max_gpus: u32) -> Workload {
                 vc: rng.below(2) as u32,
                 group: rng.below(4) as u32,
                 gpu_type: None,
+                priority: 0,
             }
         })
         .collect();
@@ -54,7 +55,7 @@ fn random_config(rng: &mut Rng) -> SimConfig {
         .filter(|p| !SimConfig::new(*p, Discipline::Greedy, Placement::Pack).sharing_policy())
         .collect();
     let policy = pick(rng, &classic);
-    let preemptive = matches!(policy, Policy::Srtf | Policy::Las);
+    let preemptive = matches!(policy, Policy::Srtf | Policy::Las | Policy::Priority);
     let disciplines: &[Discipline] =
         if preemptive { &[Discipline::Strict, Discipline::Greedy] } else { Discipline::ALL };
     SimConfig {

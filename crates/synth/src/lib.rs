@@ -14,6 +14,7 @@
 //! targets (queueing, utilization) hold at every scale; each trace module
 //! documents how (fewer machines receive work, or a shorter window).
 
+mod acme;
 pub mod archive;
 mod helios;
 pub mod inventory;
@@ -22,6 +23,7 @@ mod pai;
 mod philly;
 pub mod pyfmt;
 pub mod rng;
+mod spot;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -135,7 +137,11 @@ pub fn run(plan: &Plan) -> Result<Report> {
             Trace::Pai => pai::generate(&ctx, &dir)?,
             Trace::Philly => philly::generate(&ctx, &dir)?,
             Trace::Helios => helios::generate(&ctx, &dir)?,
-            Trace::Swf => return Err(Error::Usage("synth generates pai, philly and helios; not SWF logs".into())),
+            Trace::Acme => acme::generate(&ctx, &dir)?,
+            Trace::Spot => spot::generate(&ctx, &dir)?,
+            Trace::Swf => {
+                return Err(Error::Usage("synth generates pai, philly, helios, acme and spot; not SWF logs".into()))
+            }
         };
         files.push(write_marker(plan, trace, &dir)?);
         if plan.corrupt.is_some() {
@@ -154,7 +160,7 @@ fn real_files(trace: Trace) -> &'static [&'static str] {
         Trace::Pai => &["pai_machine_spec.csv"],
         Trace::Philly => &["cluster_machine_list"],
         Trace::Helios => &["Earth/cluster_gpu_number.csv", "Venus/cluster_gpu_number.csv"],
-        Trace::Swf => &[],
+        Trace::Swf | Trace::Acme | Trace::Spot => &[],
     }
 }
 

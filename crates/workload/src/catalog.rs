@@ -22,6 +22,10 @@ fn policy(p: Policy) -> (&'static str, &'static str) {
             ("Tiresias 2D-LAS (NSDI'19)", "least attained GPU service first, preemptive, discretized queues")
         }
         Policy::Fair => ("max-min fair share", "the VC (or user, --fair-by) holding the fewest GPUs first"),
+        Policy::Priority => (
+            "GFS (ASPLOS'26) HP/Spot; Sjtucitlab/Spot fifo_spot",
+            "higher priority class first (spot trace: HP over Spot), FIFO within a class; preempts lower classes",
+        ),
         Policy::Exclusive => ("GPU-sharing papers' dedicated-GPU baseline", "every job holds whole GPUs alone"),
         Policy::TimeSharing => {
             ("Gandiva (OSDI'18) time slicing", "a job finding no free GPU shares one in equal time slices")

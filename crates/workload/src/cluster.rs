@@ -11,6 +11,10 @@
 //!   last recorded day at or before the window start (in Helios' local time) (the first day if none);
 //!   each VC is replayed separately and the runs are merged
 //!   ([`crate::merge`]).
+//!   AcmeTrace: each cluster on its own nodes of 8 A100 GPUs, as NSDI'24
+//!   Sec 2 gives them (Seren 286, Kalos 302; the trace has no node list).
+//!   Spot: `node_info_df` grouped by (GPU model, GPUs, CPUs); every job is
+//!   pinned to its GPU model.
 //! - `NxG` (`100x8`): N untyped nodes of G GPUs; GPU-type pins are ignored.
 //! - a TOML file: `[[group]]` tables with `count`, `gpus`, optional `cpus` and
 //!   `gpu_type`. Pins are kept when any group names a GPU type.
@@ -29,7 +33,7 @@ use serde::Deserialize;
 
 use tracelab_analysis::frame;
 use tracelab_schema::error::{Error, Result};
-use tracelab_schema::{helios, pai, philly, Trace};
+use tracelab_schema::{helios, pai, philly, spot, Trace};
 use tracelab_sim::cluster::{MAX_GPUS, MAX_NODES};
 use tracelab_sim::csv::Interner;
 use tracelab_sim::{Cluster, Limits, Millis, NodeGroup, SimError};
@@ -264,7 +268,7 @@ fn read_small(path: &Path) -> Result<String> {
 }
 
 /// `--cluster from-trace`; `origin` (the window start, epoch ms) picks the
-/// Helios day; `clusters` limits Helios to some clusters.
+/// Helios day; `helios_cluster` limits Helios (or AcmeTrace) to one cluster.
 pub fn from_trace(
     store: &Store,
     trace: Trace,
@@ -277,6 +281,8 @@ pub fn from_trace(
         Trace::Pai => pai_machines(store, types, limits),
         Trace::Philly => philly_machines(store, types, limits),
         Trace::Helios => helios_vcs(store, helios_cluster, origin, types, limits),
+        Trace::Acme => acme_clusters(helios_cluster, types, limits),
+        Trace::Spot => spot_nodes(store, types, limits),
         Trace::Swf => Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     }
 }
@@ -291,21 +297,16 @@ fn check_trace(file: &str, groups: &[GroupDesc], limits: &Limits) -> Result<()> 
     check_size(groups.iter(), limits).map_err(|e| Error::Usage(format!("--cluster from-trace ({file}): {e}")))
 }
 
-fn pai_machines(store: &Store, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
-    let lf = store
-        .scan(&pai::MACHINE_SPEC)?
-        .group_by([col("gpu_type"), col("cap_gpu"), col("cap_cpu")])
-        .agg([len().alias("n")])
-        .sort(["gpu_type", "cap_gpu", "cap_cpu"], SortMultipleOptions::default());
-    let df = frame::collect(lf, "pai: machine groups")?;
-    let (ty, gpus, cpus, n) = (
-        frame::strs(&df, "gpu_type")?,
-        frame::i64s(&df, "cap_gpu")?,
-        frame::i64s(&df, "cap_cpu")?,
-        frame::i64s(&df, "n")?,
-    );
+/// A machine table's nodes grouped by (GPU type, GPUs, CPUs), the columns
+/// named by `cols` in that order: the groups with GPUs, and how many nodes
+/// have none (left out of the cluster).
+fn typed_groups(lf: LazyFrame, cols: [&str; 3], what: &str) -> Result<(Vec<GroupDesc>, u64)> {
+    let lf = lf.group_by(cols.map(col)).agg([len().alias("n")]).sort(cols, SortMultipleOptions::default());
+    let df = frame::collect(lf, what)?;
+    let (ty, gpus, cpus, n) =
+        (frame::strs(&df, cols[0])?, frame::i64s(&df, cols[1])?, frame::i64s(&df, cols[2])?, frame::i64s(&df, "n")?);
     let mut groups = Vec::new();
-    let mut cpu_only = 0;
+    let mut gpuless = 0;
     for i in 0..df.height() {
         let count = count32(n[i].unwrap_or(0));
         match gpus[i].filter(|g| *g > 0) {
@@ -315,9 +316,15 @@ fn pai_machines(store: &Store, types: &mut Interner, limits: &Limits) -> Result<
                 cpus: cpus[i].map(count32),
                 gpu_type: ty[i].clone().unwrap_or_default(),
             }),
-            None => cpu_only += count as u64,
+            None => gpuless += count as u64,
         }
     }
+    Ok((groups, gpuless))
+}
+
+fn pai_machines(store: &Store, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
+    let (groups, cpu_only) =
+        typed_groups(store.scan(&pai::MACHINE_SPEC)?, ["gpu_type", "cap_gpu", "cap_cpu"], "pai: machine groups")?;
     if groups.is_empty() {
         return Err(no_gpu_nodes("pai/machine_spec.parquet"));
     }
@@ -434,6 +441,46 @@ fn helios_vcs(
         small.len()
     );
     Ok(SimCluster { partitions: parts, typed: false, notes: vec![note] })
+}
+
+/// AcmeTrace's clusters (NSDI'24 Sec 2: 286 and 302 nodes of 8 A100 GPUs,
+/// 4,704 GPUs), each a partition for the jobs of its VC (the cluster).
+pub const ACME_NODES: [(&str, u32); 2] = [("Seren", 286), ("Kalos", 302)];
+
+fn acme_clusters(only: Option<&str>, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
+    let chosen: Vec<(&str, GroupDesc)> = ACME_NODES
+        .iter()
+        .filter(|(c, _)| only.is_none_or(|o| o == *c))
+        .map(|(name, nodes)| (*name, GroupDesc { count: *nodes, gpus: 8, cpus: None, gpu_type: String::new() }))
+        .collect();
+    // Replayed one by one, their runs merged: the limits hold over both.
+    let source = "--cluster from-trace (AcmeTrace's published node counts)";
+    check_size(chosen.iter().map(|(_, g)| g), limits).map_err(|e| Error::Usage(format!("{source}: {e}")))?;
+    let mut parts = Vec::new();
+    for (name, g) in chosen {
+        parts.push(partition(name, Some(name.to_string()), vec![g], types, limits, source)?);
+    }
+    let note = "AcmeTrace: each cluster replayed on its own nodes of 8 GPUs, Seren 286 and Kalos 302 (NSDI'24 Sec 2; \
+                the trace has no node list)";
+    Ok(SimCluster { partitions: parts, typed: false, notes: vec![note.into()] })
+}
+
+fn spot_nodes(store: &Store, types: &mut Interner, limits: &Limits) -> Result<SimCluster> {
+    let (groups, gpuless) =
+        typed_groups(store.scan(&spot::NODES)?, ["gpu_model", "gpus", "cpus"], "spot: node groups")?;
+    if groups.is_empty() {
+        return Err(no_gpu_nodes("spot/nodes.parquet (is node_info_df.csv beside job_info_df.csv?)"));
+    }
+    let file = "spot/nodes.parquet";
+    check_trace(file, &groups, limits)?;
+    let p = partition("spot", None, groups, types, limits, &format!("--cluster from-trace ({file})"))?;
+    let note = format!(
+        "spot node_info_df: {} nodes, {} GPUs of {} models ({gpuless} without GPUs dropped); every job is pinned to its gpu_model",
+        p.cluster.nodes().len(),
+        p.cluster.total_gpus(),
+        p.groups.iter().map(|g| g.gpu_type.as_str()).collect::<std::collections::BTreeSet<_>>().len()
+    );
+    Ok(SimCluster { partitions: vec![p], typed: true, notes: vec![note] })
 }
 
 /// A trace whose machine table yields no GPU node.

@@ -140,6 +140,7 @@ mod tests {
             vc: 0,
             group: 0,
             gpu_type: None,
+            priority: 0,
         }
     }
 

@@ -73,6 +73,7 @@ pub fn services(spec: &Online, offline: &[TraceJob], names: &mut Names) -> Vec<T
                 vc,
                 group,
                 gpu_type: None,
+                priority: 0,
             },
             usage: Usage {
                 gpu_util: Some(spec.util_pct as f32),

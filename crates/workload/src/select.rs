@@ -250,6 +250,7 @@ mod tests {
             vc: 0,
             group: 0,
             gpu_type: None,
+            priority: 0,
         };
         TraceJob { job_id: id.into(), job, usage: tracelab_sim::Usage::default() }
     }

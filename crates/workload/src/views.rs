@@ -1,6 +1,6 @@
 //! Simulation results as analyses, so that report specs can plot them like
 //! any other typed result: `sim.summary`, `sim.jct-cdf`, `sim.wait-by-gpus`,
-//! `sim.timeline` and `sim.load-sweep`. Each takes the replay's parameters
+//! `sim.by-class`, `sim.timeline` and `sim.load-sweep`. Each takes the replay's parameters
 //! (trace, policies, placement, discipline, window, sample, seed, loads,
 //! cluster); the views of one report that share them share one set of runs,
 //! and runs on the same workload (trace, window, sample, seed, cluster)
@@ -198,6 +198,13 @@ view!(
     "Mean wait of done jobs by GPU-request bin, per run",
     wait_by_gpus
 );
+view!(
+    ByClass,
+    "sim.by-class",
+    "GFS ASPLOS'26 §5 (HP and Spot jobs: queueing, evictions), per run",
+    "Per priority class (spot trace: HP, Spot): jobs, waits, JCT and evictions, per run",
+    by_class
+);
 view!(Timeline, "sim.timeline", MIRRORS, "GPU utilisation, queued and running jobs over time, per run", timeline);
 view!(
     LoadSweep,
@@ -207,10 +214,11 @@ view!(
     load_sweep
 );
 
-pub(crate) static VIEWS: [Analysis; 5] = [
+pub(crate) static VIEWS: [Analysis; 6] = [
     Analysis::of(&SimSummary),
     Analysis::of(&JctCdf),
     Analysis::of(&WaitByGpus),
+    Analysis::of(&ByClass),
     Analysis::of(&Timeline),
     Analysis::of(&LoadSweep),
 ];
@@ -338,6 +346,63 @@ fn wait_by_gpus(e: &Experiment, out: &mut Output) -> Result<()> {
         }
     }
     out.table("by-gpus", t);
+    Ok(())
+}
+
+/// A priority class as the spot trace names it (`priority` of the job).
+fn class_name(priority: u8) -> String {
+    match priority {
+        1 => "HP (priority 1)".into(),
+        0 => "Spot (priority 0)".into(),
+        p => format!("priority {p}"),
+    }
+}
+
+/// Per run and priority class (highest first): jobs, done, wait and JCT of
+/// done jobs, and the jobs evicted at least once.
+fn by_class(e: &Experiment, out: &mut Output) -> Result<()> {
+    let jobs = &e.prepared.workload.jobs;
+    let mut classes: Vec<u8> = jobs.iter().map(|j| j.priority).collect();
+    classes.sort_unstable_by(|a, b| b.cmp(a));
+    classes.dedup();
+    let mut t = ResultTable::new(&[
+        "class",
+        "run",
+        "jobs",
+        "done",
+        "mean_wait_s",
+        "p99_wait_s",
+        "mean_jct_s",
+        "evicted_jobs",
+        "evicted_pct",
+        "evictions",
+    ]);
+    for &c in &classes {
+        for r in &e.runs {
+            let mine: Vec<&tracelab_sim::JobResult> =
+                r.result.jobs.iter().filter(|j| jobs[j.id as usize].priority == c).collect();
+            let done: Vec<&&tracelab_sim::JobResult> = mine.iter().filter(|j| j.status == JobStatus::Done).collect();
+            let secs = |f: &dyn Fn(&tracelab_sim::JobResult) -> Option<i64>| {
+                Dist::from_samples(done.iter().filter_map(|j| f(j).map(|ms| ms as f64 / 1000.0)).collect())
+            };
+            let (wait, jct) = (secs(&|j| j.queue_time), secs(&|j| j.jct));
+            let evicted = mine.iter().filter(|j| j.preemptions > 0).count();
+            let evictions: u64 = mine.iter().map(|j| u64::from(j.preemptions)).sum();
+            t.push(vec![
+                class_name(c).into(),
+                r.spec.label.clone().into(),
+                Cell::Int(mine.len() as i64),
+                Cell::Int(done.len() as i64),
+                wait.mean().into(),
+                wait.quantile(0.99).into(),
+                jct.mean().into(),
+                Cell::Int(evicted as i64),
+                (100.0 * evicted as f64 / mine.len().max(1) as f64).into(),
+                Cell::Int(evictions as i64),
+            ]);
+        }
+    }
+    out.table("by-class", t);
     Ok(())
 }
 

@@ -15,8 +15,8 @@ use tracelab_stats::Dist;
 pub fn definition(what: &str, jobs: Jobs) -> String {
     format!(
         "{what} {} {TRACE_DEFINITIONS} Null, NaN and infinite values are skipped; negative values (clock skew in \
-         the raw logs) are kept. Series: one per trace, and one per Helios cluster (helios/<cluster>) and SWF log \
-         (swf/<file stem>).",
+         the raw logs) are kept. Series: one per trace, and one per Helios cluster (helios/<cluster>), AcmeTrace \
+         cluster (acme/<cluster>) and SWF log (swf/<file stem>).",
         jobs_note(jobs)
     )
 }

@@ -1,6 +1,7 @@
 //! `cross.diurnal`: diurnal submission profiles across traces, the share of each trace's
 //! submissions in each local hour of day, in the trace's own time zone
-//! (PAI and Helios Asia/Shanghai, Philly America/Los_Angeles; SWF in UTC).
+//! (PAI, Helios, AcmeTrace and Spot Asia/Shanghai, Philly
+//! America/Los_Angeles; SWF in UTC).
 
 use polars::prelude::*;
 
@@ -31,6 +32,7 @@ fn local_hour() -> Result<Expr> {
         .then(hour_in(pai))
         .when(col("trace").eq(lit("swf")))
         .then(hour_in(swf))
+        // Helios, AcmeTrace and Spot: Asia/Shanghai.
         .otherwise(hour_in(helios)))
 }
 
@@ -50,9 +52,10 @@ impl Analyze for Diurnal {
 
     fn definition(p: &ViewParams) -> String {
         format!(
-            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios submit_time, SWF \
-             UnixStartTime + Submit Time), converted from UTC to each trace's local zone (PAI and Helios \
-             Asia/Shanghai, Philly America/Los_Angeles; SWF logs stay in UTC, their own zones are in swf_headers), \
+            "Unified jobs.submit_time (PAI job start_time, Philly submitted_time, Helios and AcmeTrace submit_time, \
+             SWF UnixStartTime + Submit Time, Spot 2024-03-01 00:00 Asia/Shanghai + submit_time seconds), converted \
+             from UTC to each trace's local zone (PAI, Helios, AcmeTrace and Spot Asia/Shanghai, Philly \
+             America/Los_Angeles; SWF logs stay in UTC, their own zones are in swf_headers), \
              hour of day 0-23; y = submissions in that hour / all submissions of the series, in %. {}",
             jobs_note(p.jobs)
         )

@@ -1,7 +1,8 @@
 //! Cross-trace views over the unified `jobs` table: one series per trace
-//! (`pai`, `philly`, `helios`, `swf`) and one per Helios cluster
-//! (`helios/Venus`, ...) and per SWF log (`swf/<file stem>`), so the traces
-//! plot side by side. SWF jobs have no GPU count, so only `jobs=all` shows them. No anchor has these in one place;
+//! (`pai`, `philly`, `helios`, `swf`, `acme`, `spot`) and one per Helios
+//! cluster (`helios/Venus`, ...), AcmeTrace cluster (`acme/Seren`,
+//! `acme/Kalos`) and SWF log (`swf/<file stem>`), so the traces plot side
+//! by side. SWF jobs have no GPU count, so only `jobs=all` shows them. No anchor has these in one place;
 //! each view states every trace's own definition of the quantity it plots.
 //!
 //! One file per analysis id (`cross.wait-fraction` is `wait_fraction.rs`);
@@ -33,7 +34,9 @@ pub const TRACE_DEFINITIONS: &str = "Per trace (unified jobs table): PAI queue =
      start - submitted_time (first-attempt definition), runtime = last attempt end - first attempt start (spans \
      retries), both differences of UTC instants (the true elapsed time, not the notebook's naive wall clock); \
      Helios queue = raw `queue` (start - submit), runtime = raw `duration` (end - start); SWF queue = Wait Time, \
-     runtime = Run Time (fields 3 and 4 of the log).";
+     runtime = Run Time (fields 3 and 4 of the log); AcmeTrace queue = start - submit, runtime = end - start (from \
+     the stamps: Kalos' raw duration is end - submit); Spot runtime = the raw duration, no queueing recorded (the \
+     trace has no start times), GPUs = worker_num x gpu_request.";
 
 choice! {
     /// Which jobs a view counts.
@@ -59,8 +62,8 @@ params! {
 }
 
 /// The unified jobs with a `series` column: every row under its trace, and
-/// Helios and SWF rows once more under `<trace>/<cluster>` (a Helios
-/// cluster, an SWF log).
+/// Helios, AcmeTrace and SWF rows once more under `<trace>/<cluster>` (a
+/// Helios or AcmeTrace cluster, an SWF log).
 pub fn with_series(ctx: &Ctx, which: Jobs) -> Result<LazyFrame> {
     let mut jobs = ctx.store.scan(&JOBS)?;
     if which == Jobs::Gpu {
@@ -68,7 +71,7 @@ pub fn with_series(ctx: &Ctx, which: Jobs) -> Result<LazyFrame> {
     }
     let by_trace = jobs.clone().with_column(col("trace").alias("series"));
     let by_cluster = jobs
-        .filter(col("trace").eq(lit("helios")).or(col("trace").eq(lit("swf"))))
+        .filter(col("trace").eq(lit("helios")).or(col("trace").eq(lit("swf"))).or(col("trace").eq(lit("acme"))))
         .with_column((col("trace") + lit("/") + col("cluster")).alias("series"));
     concat([by_trace, by_cluster], UnionArgs::default())
         .map_err(|e| tracelab_schema::error::Error::polars("cross series".to_string(), e))

@@ -35,7 +35,7 @@ fn ids_are_unique_and_start_with_their_scope() {
             a.id
         );
     }
-    assert_eq!(seen.len(), 62);
+    assert_eq!(seen.len(), 71);
 }
 
 /// `docs/definitions.md` has a `## <id>` section per analysis, in `--list`

@@ -102,6 +102,8 @@ fn numeric_columns(trace: Trace) -> &'static [&'static str] {
         Trace::Helios => &["gpus_requested", "cpus_requested", "instances"],
         // Not among the seed traces (`Traces` selects PAI, Philly, Helios).
         Trace::Swf => &["cpus_requested"],
+        Trace::Acme => &["gpus_requested", "cpus_requested", "instances"],
+        Trace::Spot => &["gpus_requested", "cpus_requested", "instances"],
     }
 }
 

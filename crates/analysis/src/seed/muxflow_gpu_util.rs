@@ -122,6 +122,8 @@ fn gpu_util(ctx: &Ctx, p: &GpuUtilParams, out: &mut Output) -> Result<()> {
                 "no hardware utilization in the trace (only GPU allocation; see seed.muxflow-predictability)",
             ),
             Trace::Swf => notes.add("swf", "no GPU utilization in SWF logs"),
+            Trace::Acme => notes.add("acme", "no per-GPU utilization in the job traces (the DCGM logs are not read)"),
+            Trace::Spot => notes.add("spot", "no GPU utilization in the spot-GPU trace"),
         }
     }
     out.dists("gpu-util", "Mean utilization per GPU (%)", util)

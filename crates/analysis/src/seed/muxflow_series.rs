@@ -59,6 +59,8 @@ pub fn series(ctx: &Ctx, trace: Trace, bin_s: i64) -> Result<Option<Series>> {
         Trace::Helios => helios_series(ctx, bin_s)?,
         // SWF logs count processors, not GPUs: no GPU series.
         Trace::Swf => return Ok(None),
+        // Not among the seed traces; their allocation series come from their own analyses.
+        Trace::Acme | Trace::Spot => return Ok(None),
     };
     Ok((!values.is_empty()).then(|| Series { trace, start_s: start_bin * bin_s, bin_s, values, what }))
 }

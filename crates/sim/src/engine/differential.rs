@@ -56,6 +56,8 @@ fn workload(rng: &mut Rng, total_gpus: u32, typed: bool, n: u32) -> Workload {
                 vc: rng.below(2) as u32,
                 group: rng.below(4) as u32,
                 gpu_type: (typed && rng.below(4) == 0).then(|| rng.below(2) as u16),
+                // Two classes, so `priority` evicts (other policies ignore it).
+                priority: rng.below(2) as u8,
             }
         })
         .collect();
@@ -64,7 +66,7 @@ fn workload(rng: &mut Rng, total_gpus: u32, typed: bool, n: u32) -> Workload {
 
 fn config(rng: &mut Rng, policies: &[Policy]) -> SimConfig {
     let policy = pick(rng, policies);
-    let preemptive = matches!(policy, Policy::Srtf | Policy::Las);
+    let preemptive = matches!(policy, Policy::Srtf | Policy::Las | Policy::Priority);
     let disciplines: &[Discipline] =
         if preemptive { &[Discipline::Strict, Discipline::Greedy] } else { Discipline::ALL };
     let starvation = pick(rng, &[None, None, Some(1.5), Some(4.0)]);

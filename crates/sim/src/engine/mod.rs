@@ -8,6 +8,7 @@
 mod backfill;
 #[cfg(test)]
 mod differential;
+mod evict;
 mod lifecycle;
 pub(crate) mod nodes;
 mod pass;

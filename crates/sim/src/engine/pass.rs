@@ -35,7 +35,9 @@ impl Engine<'_> {
         for job in rekey {
             self.rekey(job);
         }
-        if self.policy.preemptive() {
+        if self.policy.evicts() {
+            self.eviction_pass();
+        } else if self.policy.preemptive() {
             self.preemptive_pass();
         } else {
             self.ordered_pass();
@@ -50,7 +52,7 @@ impl Engine<'_> {
         }
     }
 
-    fn ordered_pass(&mut self) {
+    pub(crate) fn ordered_pass(&mut self) {
         let mut pulled: Vec<Found> = Vec::new();
         while let Some(found) = self.candidate() {
             let job = found.entry.2;

@@ -14,6 +14,7 @@ pub(crate) mod horus;
 mod las;
 pub(crate) mod muxflow;
 pub(crate) mod priority_time_sharing;
+mod priority;
 mod qssf;
 mod sjf;
 mod sjf_predicted;
@@ -88,6 +89,12 @@ pub trait PolicyImpl {
         false
     }
 
+    /// Whether a waiting job evicts running jobs of a lower priority class
+    /// to make room on a node (`engine/evict.rs`) instead.
+    fn evicts(&self) -> bool {
+        false
+    }
+
     /// The key of a running job at `now` (preemptive policies).
     fn running_key(&self, job: &Job, p: &Progress, _now: Millis) -> Key {
         let _ = (job, p);
@@ -134,6 +141,7 @@ pub(crate) fn build(cfg: &SimConfig, w: &Workload) -> Box<dyn PolicyImpl> {
         Policy::Qssf => Box::new(qssf::Qssf::new(w)),
         Policy::Las => Box::new(las::Las::new(cfg, w.jobs.len())),
         Policy::Fair => Box::new(fair::Fair),
+        Policy::Priority => Box::new(priority::Priority),
         // The GPU-sharing policies keep their own queues (`crate::sharing`);
         // the engine's ordered queue stays empty under them.
         Policy::Exclusive | Policy::TimeSharing | Policy::PriorityTimeSharing | Policy::Horus | Policy::Muxflow => {

@@ -65,7 +65,18 @@ mod tests {
     use super::*;
 
     fn job(id: u32, group: u32) -> Job {
-        Job { id, submit: 0, duration: 1, gpu_milli: 1000, cpu_milli: None, user: 0, vc: 0, group, gpu_type: None }
+        Job {
+            id,
+            submit: 0,
+            duration: 1,
+            gpu_milli: 1000,
+            cpu_milli: None,
+            user: 0,
+            vc: 0,
+            group,
+            gpu_type: None,
+            priority: 0,
+        }
     }
 
     /// Defaults before anything finished; then the group's mean (20 and 40

@@ -18,6 +18,7 @@ pub fn job(id: u32, submit_s: i64, dur_s: i64, gpus: f64) -> Job {
         vc: 0,
         group: 0,
         gpu_type: None,
+        priority: 0,
     }
 }
 

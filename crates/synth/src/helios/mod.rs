@@ -19,10 +19,10 @@
 //! Times are naive (`2020-06-09 18:41:01`), as in the real files; every job
 //! is submitted inside the window and ends before 2020-09-29.
 
-mod dist;
+pub(crate) mod dist;
 mod jobs;
-mod specs;
-mod summary;
+pub(crate) mod specs;
+pub(crate) mod summary;
 mod time;
 mod vcs;
 

@@ -28,6 +28,36 @@ const NO_WAIT: [f64; 2] = [0.8, 0.65];
 /// Failed jobs end as FAILED, TIMEOUT or NODE_FAIL (all "failed" upstream).
 const FAILED: [(&str, f64); 3] = [("FAILED", 0.8), ("TIMEOUT", 0.12), ("NODE_FAIL", 0.08)];
 
+/// The shape choices the published summary does not fix, per trace: caps,
+/// the share of jobs that start at once, the share of 1-GPU jobs, how
+/// failures split into FAILED / TIMEOUT / NODE_FAIL, and (when published)
+/// the median queueing delay per kind. AcmeTrace (the same owners and
+/// columns) reuses the Helios generator with its own shape.
+#[derive(Clone, Copy, Debug)]
+pub struct Shape {
+    pub run_cap: f64,
+    pub queue_cap: f64,
+    pub no_wait: [f64; 2],
+    pub one_gpu: f64,
+    pub largest_gpus: u32,
+    pub failed: &'static [(&'static str, f64)],
+    pub queue_median: Option<[f64; 2]>,
+}
+
+impl Shape {
+    fn helios(cluster: &str, max_gpus: u32) -> Shape {
+        Shape {
+            run_cap: RUN_CAP,
+            queue_cap: QUEUE_CAP,
+            no_wait: NO_WAIT,
+            one_gpu: one_gpu_share(cluster),
+            largest_gpus: max_gpus,
+            failed: &FAILED,
+            queue_median: None,
+        }
+    }
+}
+
 /// One job before it is placed in time and in a VC.
 #[derive(Clone, Copy, Debug)]
 pub struct Spec {
@@ -54,22 +84,34 @@ fn one_gpu_share(cluster: &str) -> f64 {
 
 /// The `n` jobs of a cluster sample, in random order; GPU counts at most `max_gpus`.
 pub fn specs(sum: &Summary, n: usize, max_gpus: u32, rng: &mut Rng) -> Vec<Spec> {
+    specs_shaped(sum, &Shape::helios(&sum.id, max_gpus), n, rng)
+}
+
+/// [`specs`] with the trace's own [`Shape`].
+pub fn specs_shaped(sum: &Summary, shape: &Shape, n: usize, rng: &mut Rng) -> Vec<Spec> {
     let n_gpu = (n as f64 * sum.gpu_jobs / sum.jobs).round() as usize;
-    let mut all = kind_specs(sum, CPU, n - n_gpu, max_gpus, rng);
-    all.extend(kind_specs(sum, GPU, n_gpu, max_gpus, rng));
+    let mut all = kind_specs(sum, shape, CPU, n - n_gpu, rng);
+    all.extend(kind_specs(sum, shape, GPU, n_gpu, rng));
     rng.shuffle(&mut all);
     all
 }
 
-fn kind_specs(sum: &Summary, kind: usize, n: usize, max_gpus: u32, rng: &mut Rng) -> Vec<Spec> {
+fn queue_of(sum: &Summary, shape: &Shape, kind: usize) -> Queue {
+    match shape.queue_median {
+        Some(m) => Queue::fit_median(sum.avg_queue[kind], shape.no_wait[kind], m[kind], shape.queue_cap),
+        None => Queue::fit(sum.avg_queue[kind], shape.no_wait[kind], shape.queue_cap),
+    }
+}
+
+fn kind_specs(sum: &Summary, shape: &Shape, kind: usize, n: usize, rng: &mut Rng) -> Vec<Spec> {
     if n == 0 {
         return Vec::new();
     }
-    let runs = stratified_tail(n, rng, &TruncLogNormal::fit(sum.med_run[kind], sum.avg_run[kind], RUN_CAP));
-    let mut queues = stratified_tail(n, rng, &Queue::fit(sum.avg_queue[kind], NO_WAIT[kind], QUEUE_CAP));
+    let runs = stratified_tail(n, rng, &TruncLogNormal::fit(sum.med_run[kind], sum.avg_run[kind], shape.run_cap));
+    let mut queues = stratified_tail(n, rng, &queue_of(sum, shape, kind));
     rng.shuffle(&mut queues);
     let (gpus, runs, states) = if kind == GPU {
-        let gpus = gpu_counts(sum, n, max_gpus, rng);
+        let gpus = gpu_counts(sum, shape, n, rng);
         let runs = paired(sum, &gpus, &runs, rng);
         let states = gpu_states(sum, &gpus, &runs, rng);
         (gpus, runs, states)
@@ -84,24 +126,24 @@ fn kind_specs(sum: &Summary, kind: usize, n: usize, max_gpus: u32, rng: &mut Rng
     (0..n)
         .map(|i| Spec {
             gpus: gpus[i],
-            state: state_name(states[i], rng),
+            state: state_name(states[i], shape.failed, rng),
             run: runs[i].round() as i64,
             queue: queues[i].round() as i64,
         })
         .collect()
 }
 
-fn state_name(s: usize, rng: &mut Rng) -> &'static str {
+fn state_name(s: usize, failed: &[(&'static str, f64)], rng: &mut Rng) -> &'static str {
     match s {
         0 => "COMPLETED",
         1 => "CANCELLED",
-        _ => FAILED[rng.weighted(&FAILED.map(|f| f.1))].0,
+        _ => failed[rng.weighted(&failed.iter().map(|f| f.1).collect::<Vec<_>>())].0,
     }
 }
 
 /// GPU counts at their exact shares, in random order.
-fn gpu_counts(sum: &Summary, n: usize, max_gpus: u32, rng: &mut Rng) -> Vec<u32> {
-    let shares = gpu_shares(sum.avg_gpu_num, one_gpu_share(&sum.id), max_gpus);
+fn gpu_counts(sum: &Summary, shape: &Shape, n: usize, rng: &mut Rng) -> Vec<u32> {
+    let shares = gpu_shares(sum.avg_gpu_num, shape.one_gpu, shape.largest_gpus);
     let per = apportion(n, &shares.iter().map(|s| s.1).collect::<Vec<_>>());
     let mut all: Vec<u32> = shares.iter().zip(per).flat_map(|(s, k)| std::iter::repeat_n(s.0, k)).collect();
     rng.shuffle(&mut all);

@@ -9,7 +9,12 @@
 //! - Philly job: status; wait = `queue_s` (first attempt start - submit); end
 //!   = last attempt end;
 //! - Helios job (`Cluster/job_id`): state; wait = raw `queue`; end =
-//!   `end_time`; `node_num`; `cpu_num`.
+//!   `end_time`; `node_num`; `cpu_num`;
+//! - AcmeTrace job (`Cluster/job_id`): state; wait = start - submit; end =
+//!   `end_time`; `node_num`; `cpu_num`;
+//! - spot job (`job_name`): no state (`unrecorded`), wait and end not
+//!   recorded; `worker_num`; per-worker `gpu_request` and `cpu_request`; the
+//!   job's `gpu_model`.
 //!
 //! Must not: decide which jobs are exported (load and select do).
 
@@ -19,7 +24,7 @@ use polars::prelude::*;
 
 use tracelab_analysis::frame;
 use tracelab_schema::error::{Error, Result};
-use tracelab_schema::{helios, pai, philly, Trace};
+use tracelab_schema::{acme, helios, pai, philly, spot, status, Trace};
 use tracelab_sim::Millis;
 use tracelab_store::Store;
 
@@ -44,8 +49,10 @@ pub struct Detail {
     pub inst_gpus: Option<f64>,
     /// PAI per-instance CPUs (`plan_cpu / 100`); Helios `cpu_num`.
     pub cpus: Option<f64>,
-    /// PAI task's assigned GPU type.
+    /// PAI task's assigned GPU type; the spot job's `gpu_model`.
     pub gpu_type: Option<String>,
+    /// The spot trace's class, `job_type` (HP or Spot).
+    pub class: Option<String>,
 }
 
 /// Every unit's facts by its load id.
@@ -54,6 +61,8 @@ pub fn read(store: &Store, sel: &TraceSel) -> Result<HashMap<String, Detail>> {
         Trace::Pai => (pai_plan(store)?, "pai: task facts for export"),
         Trace::Philly => (philly_plan(store)?, "philly: job facts for export"),
         Trace::Helios => (helios_plan(store, sel.cluster.as_deref())?, "helios: job facts for export"),
+        Trace::Acme => (acme_plan(store, sel.cluster.as_deref())?, "acme: job facts for export"),
+        Trace::Spot => (spot_plan(store)?, "spot: job facts for export"),
         Trace::Swf => return Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     };
     let df = frame::collect(lf, what)?;
@@ -73,6 +82,7 @@ struct Columns {
     inst_gpus: Vec<Option<f64>>,
     cpus: Vec<Option<f64>>,
     gpu_type: Vec<Option<String>>,
+    class: Vec<Option<String>>,
 }
 
 impl Columns {
@@ -87,6 +97,7 @@ impl Columns {
             inst_gpus: frame::f64s(df, "inst_gpus")?,
             cpus: frame::f64s(df, "cpus")?,
             gpu_type: frame::strs(df, "gpu_type")?,
+            class: frame::strs(df, "class")?,
         })
     }
 
@@ -101,6 +112,7 @@ impl Columns {
             inst_gpus: self.inst_gpus[i].filter(|g| g.is_finite()),
             cpus: self.cpus[i].filter(|c| c.is_finite()),
             gpu_type: self.gpu_type[i].clone().filter(|t| !t.is_empty()),
+            class: self.class[i].clone(),
         }
     }
 }
@@ -133,6 +145,7 @@ fn pai_plan(store: &Store) -> Result<LazyFrame> {
         (col("plan_gpu_pct") / lit(100.0)).alias("inst_gpus"),
         (col("plan_cpu_pct") / lit(100.0)).alias("cpus"),
         col("gpu_type"),
+        none("class", DataType::String),
     ]))
 }
 
@@ -148,6 +161,7 @@ fn philly_plan(store: &Store) -> Result<LazyFrame> {
         none("inst_gpus", DataType::Float64),
         none("cpus", DataType::Float64),
         none("gpu_type", DataType::String),
+        none("class", DataType::String),
     ]))
 }
 
@@ -167,5 +181,42 @@ fn helios_plan(store: &Store, cluster: Option<&str>) -> Result<LazyFrame> {
         none("inst_gpus", DataType::Float64),
         col("cpus").cast(DataType::Float64),
         none("gpu_type", DataType::String),
+        none("class", DataType::String),
+    ]))
+}
+
+fn acme_plan(store: &Store, cluster: Option<&str>) -> Result<LazyFrame> {
+    let mut lf = store.scan(&acme::JOBS)?;
+    if let Some(c) = cluster {
+        lf = lf.filter(col("cluster").eq(lit(c.to_string())));
+    }
+    Ok(lf.select([
+        concat_str([col("cluster"), col("job_id")], "/", false).alias("id"),
+        col("cluster"),
+        col("cluster").alias("vc"),
+        col("state").alias("status"),
+        (epoch_ms("start_time") - epoch_ms("submit_time")).alias("wait_ms"),
+        epoch_ms("end_time").alias("end_ms"),
+        col("nodes").alias("instances"),
+        none("inst_gpus", DataType::Float64),
+        col("cpus").cast(DataType::Float64),
+        none("gpu_type", DataType::String),
+        none("class", DataType::String),
+    ]))
+}
+
+fn spot_plan(store: &Store) -> Result<LazyFrame> {
+    Ok(store.scan(&spot::JOBS)?.select([
+        col("job_name").alias("id"),
+        lit("spot").alias("cluster"),
+        col("organization").alias("vc"),
+        lit(status::SPOT_UNRECORDED).alias("status"),
+        none("wait_ms", DataType::Int64),
+        none("end_ms", DataType::Int64),
+        col("workers").alias("instances"),
+        col("gpu_request").alias("inst_gpus"),
+        col("cpu_request").alias("cpus"),
+        col("gpu_model").alias("gpu_type"),
+        col("job_type").alias("class"),
     ]))
 }

@@ -75,7 +75,7 @@ fn cpus(j: &ExportJob) -> String {
 
 /// Helios' state vocabulary.
 fn state(trace: Trace, raw: &str) -> String {
-    if trace == Trace::Helios {
+    if matches!(trace, Trace::Helios | Trace::Acme) {
         return raw.to_string();
     }
     match normalize(trace, raw) {

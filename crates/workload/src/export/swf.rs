@@ -61,8 +61,18 @@ pub fn write(store: &Store, sel: &Selected, req: &Request) -> Result<Written> {
 /// The 18 fields of one job.
 fn record(i: usize, j: &ExportJob, trace: Trace, n: &mut Numbers) -> [i64; 18] {
     let gpus = whole_gpus(j.gpu_milli) as i64;
-    let queue = if trace == Trace::Pai { UNKNOWN } else { number(&mut n.queues, &j.vc) };
-    let partition = if trace == Trace::Helios { number(&mut n.partitions, &j.detail.cluster) } else { UNKNOWN };
+    let queue = match (trace, &j.detail.class) {
+        (Trace::Pai, _) => UNKNOWN,
+        // The spot trace's classes are its queues: HP and Spot.
+        (Trace::Spot, Some(class)) => number(&mut n.queues, class),
+        _ => number(&mut n.queues, &j.vc),
+    };
+    let partition = match (trace, &j.detail.gpu_type) {
+        (Trace::Helios | Trace::Acme, _) => number(&mut n.partitions, &j.detail.cluster),
+        // Each GPU model is a pool of its own.
+        (Trace::Spot, Some(model)) => number(&mut n.partitions, model),
+        _ => UNKNOWN,
+    };
     [
         i as i64 + 1,
         secs(j.submit),
@@ -176,6 +186,8 @@ fn information(trace: Trace) -> &'static str {
         Trace::Philly => "https://github.com/msr-fiddle/philly-traces",
         Trace::Helios => "https://github.com/S-Lab-System-Group/HeliosData",
         Trace::Swf => "https://www.cs.huji.ac.il/labs/parallel/workload/",
+        Trace::Acme => "https://github.com/InternLM/AcmeTrace",
+        Trace::Spot => "https://github.com/alibaba/clusterdata/tree/master/cluster-trace-v2026-spot-gpu",
     }
 }
 
@@ -185,6 +197,10 @@ fn notes(sel: &Selected, req: &Request, machines: &Result<(u64, u64, String), St
         Trace::Philly => ("first attempt start - submission", "the virtual cluster"),
         Trace::Helios => ("the raw queue column", "the virtual cluster"),
         Trace::Swf => ("the log's Wait Time", "the log's Group ID"),
+        Trace::Acme => ("start_time - submit_time", "the workload type (Pretrain, Eval, ...)"),
+        Trace::Spot => {
+            ("not recorded (-1)", "the organization; Queue is the class (HP or Spot), Partition the GPU model")
+        }
     };
     let sample = req
         .selection

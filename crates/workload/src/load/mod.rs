@@ -9,13 +9,18 @@
 //! - PAI ([`pai`]): a task (`pai/task` row), as the PAI simulator and its
 //!   duration predictor (CART) see the trace;
 //! - Philly ([`philly`]): a job with its first attempt's GPUs;
-//! - Helios ([`helios`]): a `cluster_log` row.
+//! - Helios ([`helios`]): a `cluster_log` row;
+//! - AcmeTrace ([`acme`]): a job row, in VC Seren or Kalos;
+//! - the spot-GPU trace ([`spot`]): a job row, pinned to its GPU model,
+//!   with priority class 1 for HP jobs.
 //!
 //! Must not: choose windows or samples ([`crate::select`]) or build clusters.
 
+pub mod acme;
 pub mod helios;
 pub mod pai;
 pub mod philly;
+pub mod spot;
 
 use std::fmt;
 
@@ -114,8 +119,9 @@ impl LeftOut {
     }
 }
 
-/// Which trace (and, for Helios, which clusters) to read: `pai`, `philly`,
-/// `helios` (all four clusters) or `helios:Venus`.
+/// Which trace (and, for Helios and AcmeTrace, which clusters) to read:
+/// `pai`, `philly`, `helios` (all four clusters), `helios:Venus`, `acme`
+/// (Seren and Kalos), `acme:Seren` or `spot`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TraceSel {
     pub trace: Trace,
@@ -130,12 +136,18 @@ impl TraceSel {
         };
         let bad = || {
             Error::Usage(format!(
-                "--trace {raw}: expected pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus)"
+                "--trace {raw}: expected pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus), \
+                 acme or acme:CLUSTER (Seren, Kalos), or spot"
             ))
         };
         let trace = Trace::from_name(name).filter(|t| *t != Trace::Swf).ok_or_else(bad)?;
+        let clusters: &[&str] = match trace {
+            Trace::Helios => &helios::CLUSTERS,
+            Trace::Acme => &acme::CLUSTERS,
+            _ => &[],
+        };
         match &cluster {
-            Some(c) if trace != Trace::Helios || !helios::CLUSTERS.contains(&c.as_str()) => Err(bad()),
+            Some(c) if !clusters.contains(&c.as_str()) => Err(bad()),
             _ => Ok(TraceSel { trace, cluster }),
         }
     }
@@ -170,6 +182,8 @@ pub fn load(store: &Store, sel: &TraceSel, usage: bool) -> Result<Loaded> {
         Trace::Pai => pai::load(store, usage)?,
         Trace::Philly => philly::load(store, usage)?,
         Trace::Helios => helios::load(store, sel.cluster.as_deref())?,
+        Trace::Acme => acme::load(store, sel.cluster.as_deref())?,
+        Trace::Spot => spot::load(store)?,
         Trace::Swf => return Err(Error::Usage("--trace swf: SWF logs are not a source of simulate or export".into())),
     };
     loaded.source = sel.label();
@@ -184,8 +198,9 @@ pub(crate) fn ms(secs: Option<f64>) -> Option<Millis> {
 
 /// The columns every trace reader extracts, already renamed: `job_id`,
 /// `submit_s` (epoch seconds), `run_s`, `gpus`, `cpus`, `user`, `vc`,
-/// `group`, `gpu_type`, `finished` (bool); and the measured usage of each
-/// row, if any (`usage[i]` of row i).
+/// `group`, `gpu_type`, `finished` (bool), and optionally `priority` (the
+/// class, 0 when absent); and the measured usage of each row, if any
+/// (`usage[i]` of row i).
 pub(crate) fn candidates(
     df: &DataFrame,
     names: &mut Names,
@@ -202,6 +217,7 @@ pub(crate) fn candidates(
         (frame::strs(df, "user")?, frame::strs(df, "vc")?, frame::strs(df, "group")?, frame::strs(df, "gpu_type")?);
     let finished: Vec<Option<bool>> =
         df.column("finished").and_then(|c| c.bool().cloned()).map_err(col_err)?.iter().collect();
+    let priority = if df.column("priority").is_ok() { frame::i64s(df, "priority")? } else { vec![None; df.height()] };
     let mut jobs = Vec::with_capacity(df.height());
     let mut left = LeftOut::default();
     for i in 0..df.height() {
@@ -238,6 +254,7 @@ pub(crate) fn candidates(
             vc: names.vcs.id(&name(&vcs[i])),
             group: names.groups.id(&name(&groups[i])),
             gpu_type,
+            priority: priority[i].map_or(0, |p| p.clamp(0, u8::MAX as i64) as u8),
         };
         let usage = usage.map_or(Usage::default(), |u| u[i]);
         jobs.push(TraceJob { job_id: name(&ids[i]), job, usage });
@@ -264,7 +281,10 @@ mod tests {
         assert_eq!(TraceSel::parse("pai").unwrap(), TraceSel { trace: Trace::Pai, cluster: None });
         let venus = TraceSel::parse("helios:Venus").unwrap();
         assert_eq!((venus.trace, venus.cluster.as_deref()), (Trace::Helios, Some("Venus")));
-        for bad in ["pia", "philly:Venus", "helios:Mars", ""] {
+        let seren = TraceSel::parse("acme:Seren").unwrap();
+        assert_eq!((seren.trace, seren.cluster.as_deref()), (Trace::Acme, Some("Seren")));
+        assert_eq!(TraceSel::parse("spot").unwrap().trace, Trace::Spot);
+        for bad in ["pia", "philly:Venus", "helios:Mars", "", "acme:Venus", "spot:A10", "swf"] {
             let e = TraceSel::parse(bad).unwrap_err();
             assert_eq!(e.exit_code(), 2);
             assert!(e.to_string().contains("expected pai, philly, helios"), "{e}");
