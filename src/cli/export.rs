@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use tracelab_schema::error::Error;
 use tracelab_schema::outfile::{self, Replace};
 use tracelab_workload::export::{self, Format, Request};
+use tracelab_workload::pollux::recipe::Recipe;
 use tracelab_workload::{Selection, TraceSel, Window};
 
 use super::output::is_stdout;
@@ -23,14 +24,16 @@ use super::output::is_stdout;
 ///   swf         Standard Workload Format 2.2 (Batsim, Slurm simulators, evalys); a processor = a GPU
 ///   pai-sim     the CSV of the PAI simulator (alibaba/clusterdata cluster-trace-gpu-v2020/simulator)
 ///   helios-sim  the cluster_log.csv of HeliosArtifact's QSSF framework
-///   pollux      the workload CSV of the Pollux simulator (a mapping: applications by GPU-hours)
+///   pollux      the workload CSV of the Pollux simulator (a mapping: applications by GPU-hours;
+///               with --recipe pollux, the jobs Pollux's own generator draws)
 ///
 /// Without --store, the bundled data-samples/ are used (ingested on first
 /// use). The output is deterministic: the same store and options give the
 /// same bytes.
 ///
 /// Examples:
-///   tracelab export --trace philly --window busiest:8h --sample 160 --seed 1 --to pollux -o pollux.csv
+///   tracelab export --trace philly --recipe pollux --sample 160 --seed 1 --to pollux -o pollux.csv
+///   tracelab export --trace philly --window busiest:8h --sample 160 --seed 1 --to pollux -o busiest.csv
 ///   tracelab export --trace helios:Venus --to swf -o venus.swf --ids venus-ids.csv
 ///   tracelab export --trace pai --to pai-sim -o pai_jobs.csv
 ///   tracelab export --trace helios:Venus --to helios-sim -o cluster_log.csv --force
@@ -69,12 +72,37 @@ pub struct Args {
     /// trace id and the names of the user, group, queue and partition numbers).
     #[arg(long, value_name = "FILE.csv")]
     ids: Option<PathBuf>,
+    /// pollux only: draw the jobs as Pollux's generator does instead of
+    /// --window (at least 60 s, under 1,000 GPU-hours, submitted at hours
+    /// [--start, --start + --duration) of every day, placed at their time of
+    /// day; --sample jobs, default 160; TunedJobs GPUs and batch sizes).
+    #[arg(long, value_name = "NAME", conflicts_with = "window")]
+    recipe: Option<String>,
+    /// --recipe: hours to shift submissions back before taking hours of the day.
+    #[arg(long, default_value_t = 2, requires = "recipe")]
+    start: u32,
+    /// --recipe: hours of the day kept.
+    #[arg(long, default_value_t = 8, requires = "recipe")]
+    duration: u32,
+    /// --recipe: the trace's GPU counts instead of TunedJobs configurations.
+    #[arg(long, requires = "recipe")]
+    realistic: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let req = request(&args)?;
     check_outputs(&args)?;
     let store = super::store::resolve(args.store.as_ref())?;
+    if let Some(recipe) = recipe(&args)? {
+        let (text, out) = tracelab_workload::pollux::export::export(&store, &req.trace, &recipe)?;
+        if is_stdout(&args.output) {
+            super::out(&text)?;
+        } else {
+            outfile::write(&args.output, text.as_bytes(), replace(&args))?;
+        }
+        eprint!("{}", super::analyze::terminal_text(&out));
+        return Ok(0);
+    }
     let exported = export::export(&store, &req)?;
     if let (Some(path), Some(ids)) = (&args.ids, &exported.ids) {
         outfile::write(path, ids.as_bytes(), replace(&args))?;
@@ -105,6 +133,22 @@ fn request(a: &Args) -> anyhow::Result<Request> {
     }
     let selection = Selection { window: Window::parse(&a.window)?, sample: a.sample, seed: a.seed };
     Ok(Request { trace: TraceSel::parse(&a.trace)?, selection, format })
+}
+
+/// `--recipe pollux`: Pollux's generator (docs/simulate-elastic.md).
+fn recipe(a: &Args) -> anyhow::Result<Option<Recipe>> {
+    match a.recipe.as_deref() {
+        None => Ok(None),
+        Some("pollux") if a.to == "pollux" => Ok(Some(Recipe {
+            jobs: a.sample.unwrap_or(160),
+            start_h: a.start,
+            duration_h: a.duration,
+            seed: a.seed,
+            tuned: !a.realistic,
+        })),
+        Some("pollux") => Err(usage(format!("--recipe pollux writes --to pollux, not --to {}", a.to))),
+        Some(other) => Err(usage(format!("--recipe {other}: the recipe known is pollux"))),
+    }
 }
 
 /// Refuses, before any work, outputs that cannot be written: an existing

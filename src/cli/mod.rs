@@ -16,6 +16,7 @@ mod query;
 mod report;
 mod schema;
 mod simulate;
+mod simulate_elastic;
 mod store;
 mod synth;
 mod tables;

@@ -46,6 +46,8 @@ use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selectio
 ///   tracelab simulate --jobs jobs.csv --cluster 4x8 --policy fifo,sjf
 ///   tracelab simulate --trace pai --policy exclusive,horus --cluster 2x8 --sample 2000
 ///   tracelab simulate --trace pai --online 8 --policy time-sharing,muxflow --cluster 2x8
+///   tracelab simulate --jobs artifact:6 --policy pollux,optimus,tiresias
+///   tracelab simulate --trace philly --recipe pollux --sample 160 --policy pollux --load 0.5,1,2
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
@@ -88,7 +90,10 @@ pub struct Args {
     share_slowdown: f64,
     /// How the classic policies' fractional jobs slow each other on a shared
     /// GPU: constant (--share-slowdown) or utilization (the interference
-    /// model of docs/sharing.md, from each job's GPU utilization).
+    /// model of docs/sharing.md, from each job's GPU utilization). Elastic
+    /// replays (pollux, optimus, tiresias): the slowdown (0 to <1) of a
+    /// multi-node job sharing a node with another, comma-separated for a
+    /// sweep (Pollux: 0, 0.25, 0.5; `constant` counts as 0).
     #[arg(long, default_value = "constant")]
     interference: String,
     /// Add N online services (MuxFlow's latency-critical jobs) of one GPU
@@ -159,6 +164,8 @@ pub struct Args {
     /// 0.4 KB per job), so the default is 2, or 1 above 250,000 jobs.
     #[arg(long)]
     threads: Option<usize>,
+    #[command(flatten)]
+    elastic: super::simulate_elastic::ElasticArgs,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -174,8 +181,28 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
         return Ok(0);
     }
+    if super::simulate_elastic::wanted(&args.policy, args.jobs.as_deref(), &args.elastic) {
+        check_outputs(&args, &super::simulate_elastic::OUT_FILES)?;
+        let a = &args;
+        let common = super::simulate_elastic::Common {
+            store: &a.store,
+            trace: &a.trace,
+            jobs: &a.jobs,
+            policy: &a.policy,
+            sample: a.sample,
+            seed: a.seed,
+            load: &a.load,
+            cluster: &a.cluster,
+            until: &a.until,
+            out: &a.out,
+            threads: a.threads,
+            interference: &a.interference,
+            elastic: &a.elastic,
+        };
+        return super::simulate_elastic::run(&common, &sink);
+    }
     let (req, specs) = plan(&args)?;
-    check_outputs(&args)?;
+    check_outputs(&args, &OUT_FILES)?;
     let store = match &req.source {
         Source::Trace(_) => Some(super::store::resolve(args.store.as_ref())?),
         Source::Csv(_) => None,
@@ -390,7 +417,7 @@ const OUT_FILES: [&str; 5] = ["jobs.parquet", "series.parquet", "summary.csv", "
 
 /// Refuses, before any replay, an `--out` that is a link or not a folder,
 /// a file of it that cannot be replaced, and `-o` naming one of them.
-fn check_outputs(a: &Args) -> anyhow::Result<()> {
+fn check_outputs(a: &Args, names: &[&str]) -> anyhow::Result<()> {
     let Some(dir) = &a.out else { return Ok(()) };
     match std::fs::symlink_metadata(dir) {
         Ok(m) if m.file_type().is_symlink() => {
@@ -399,7 +426,7 @@ fn check_outputs(a: &Args) -> anyhow::Result<()> {
         Ok(m) if !m.is_dir() => return Err(usage(format!("--out {}: is not a folder", dir.display()))),
         _ => {}
     }
-    let files: Vec<PathBuf> = OUT_FILES.iter().map(|f| dir.join(f)).collect();
+    let files: Vec<PathBuf> = names.iter().map(|f| dir.join(f)).collect();
     if dir.is_dir() {
         for path in &files {
             outfile::check("--out", path, Replace::Regular)?;

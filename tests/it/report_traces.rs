@@ -106,6 +106,7 @@ fn report_over(traces: &[&str]) {
             "spot-asplos26" => &["spot"],
             "seed-systems" => &["pai", "philly", "helios"],
             "gpu-sharing" => &["pai"],
+            "pollux-osdi21" => &["philly"],
             other => panic!("a built-in spec this test does not know: {other}"),
         };
         let runs = needs.iter().any(|t| traces.contains(t));

@@ -608,3 +608,76 @@ fn priority_on_the_spot_sample_evicts_spot_jobs_only_and_by_class_matches_duckdb
         "HP jobs wait less when they may evict Spot jobs"
     );
 }
+
+/// Elastic replays (docs/simulate-elastic.md) from the command line: one of
+/// the artifact's shipped workloads against the average JCT its own
+/// simulator published (petuum/adaptdl osdi21-artifact,
+/// simulator/results-jobload/tiresias-1.0/workload-1/summary.json:
+/// 2,473.65 s), with `--out`'s per-job table.
+#[test]
+fn elastic_replay_of_an_artifact_workload() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let args = ["simulate", "--jobs", "artifact:1", "--policy", "tiresias", "--format", "json", "--out", s(&out)];
+    let v: Value = serde_json::from_str(&tracelab_ok(&args)).unwrap();
+    let summary = &v["parts"][0];
+    assert_eq!(summary["name"], "summary");
+    let col = |name: &str| summary["columns"].as_array().unwrap().iter().position(|c| c == name).unwrap();
+    let row = &summary["rows"][0];
+    assert_eq!((row[col("jobs")].as_i64(), row[col("done")].as_i64()), (Some(160), Some(160)));
+    let jct = row[col("mean_jct_s")].as_f64().unwrap();
+    assert!((jct / 2473.65 - 1.0).abs() < 0.10, "tiresias on workload 1: {jct} s");
+    let jobs = std::fs::read_to_string(out.join("jobs.csv")).unwrap();
+    assert_eq!(jobs.lines().count(), 161);
+    assert!(out.join("summary.csv").is_file() && out.join("result.json").is_file());
+}
+
+#[test]
+fn elastic_workload_csv_is_read_by_its_header_and_bad_rows_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = dir.path().join("w.csv");
+    std::fs::write(&good, "name,time,application,num_replicas,batch_size\nn,0,ncf,1,256\nc,30,cifar10,2,256\n")
+        .unwrap();
+    let v: Value = serde_json::from_str(&tracelab_ok(&[
+        "simulate",
+        "--jobs",
+        s(&good),
+        "--policy",
+        "optimus",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(v["parts"][0]["rows"][0][7], 2, "both jobs done");
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "name,time,application,num_replicas,batch_size\nn,0,ncf,1,256\nc,30,cifar10,2,99999\n")
+        .unwrap();
+    let (code, _, err) = tracelab(&["simulate", "--jobs", s(&bad), "--policy", "pollux"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("bad.csv: line 3, column `batch_size`"), "{err}");
+    let (code, _, err) = tracelab(&["simulate", "--jobs", "artifact:1", "--policy", "pollux,fifo"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--policy fifo") && err.contains("rigid"), "{err}");
+    let (code, _, err) = tracelab(&["simulate", "--jobs", "artifact:9", "--policy", "pollux"]);
+    assert_eq!(code, 2, "{err}");
+}
+
+/// Pollux's generator over the bundled Philly sample: every row read is
+/// replayed or left out for a reason, and the class mix counts the jobs
+/// replayed.
+#[test]
+fn pollux_recipe_accounts_for_every_row() {
+    let store = crate::common::sample_store();
+    let args = ["simulate", "--store", s(store), "--trace", "philly", "--recipe", "pollux", "--policy", "tiresias"];
+    let v: Value = serde_json::from_str(&tracelab_ok(&[&args[..], &["--format", "json"]].concat())).unwrap();
+    let part = |name: &str| v["parts"].as_array().unwrap().iter().find(|p| p["name"] == name).unwrap().clone();
+    let rows = part("left-out")["rows"].as_array().unwrap().clone();
+    let count = |label: &str| rows.iter().find(|r| r[0] == label).unwrap()[1].as_i64().unwrap();
+    let left: i64 =
+        rows.iter().filter(|r| r[0].as_str().unwrap().starts_with("left out")).map(|r| r[1].as_i64().unwrap()).sum();
+    assert_eq!(count("rows read"), count("replayed") + left);
+    assert!(rows.iter().any(|r| r[0].as_str().unwrap().contains("outside the generator's hours")));
+    let mix: i64 = part("mix")["rows"].as_array().unwrap().iter().map(|r| r[1].as_i64().unwrap()).sum();
+    assert_eq!(mix, count("replayed"));
+    assert_eq!(part("summary")["rows"][0][6].as_i64(), Some(count("replayed")));
+}

@@ -20,7 +20,7 @@ use tracelab_schema::error::{Error, Result};
 
 /// The specs compiled into the binary, so `tracelab report` works from any
 /// directory; `--spec FILE` reads others.
-pub const BUILTIN: [(&str, &str); 9] = [
+pub const BUILTIN: [(&str, &str); 10] = [
     ("notebooks-equivalents/pai-nsdi22.toml", include_str!("../../../notebooks-equivalents/pai-nsdi22.toml")),
     ("notebooks-equivalents/philly-atc19.toml", include_str!("../../../notebooks-equivalents/philly-atc19.toml")),
     ("notebooks-equivalents/helios-sc21.toml", include_str!("../../../notebooks-equivalents/helios-sc21.toml")),
@@ -30,6 +30,7 @@ pub const BUILTIN: [(&str, &str); 9] = [
     ("notebooks-equivalents/seed-systems.toml", include_str!("../../../notebooks-equivalents/seed-systems.toml")),
     ("notebooks-equivalents/simulation.toml", include_str!("../../../notebooks-equivalents/simulation.toml")),
     ("notebooks-equivalents/gpu-sharing.toml", include_str!("../../../notebooks-equivalents/gpu-sharing.toml")),
+    ("notebooks-equivalents/pollux-osdi21.toml", include_str!("../../../notebooks-equivalents/pollux-osdi21.toml")),
 ];
 
 /// A parsed, validated spec.

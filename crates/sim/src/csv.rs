@@ -203,7 +203,7 @@ const RECORD_BYTES: usize = 64 << 10;
 /// The next record of `lines` with the line it starts on: its fields, or
 /// None at the end. A quoted field may span lines, up to [`RECORD_LINES`]
 /// and [`RECORD_BYTES`].
-fn next_record(
+pub(crate) fn next_record(
     lines: &mut impl Iterator<Item = std::io::Result<String>>,
     line_no: &mut usize,
 ) -> Result<Option<(usize, Vec<String>)>, SimError> {

@@ -14,6 +14,7 @@ pub mod export;
 pub mod load;
 pub mod merge;
 pub mod online;
+pub mod pollux;
 pub mod prepare;
 pub mod results;
 pub mod run;
@@ -27,9 +28,10 @@ pub use prepare::{prepare, Prepared, Request, Source};
 pub use results::Digest;
 pub use run::{plan, run_all, Run, RunSpec};
 pub use select::{Selection, Window};
-/// Every simulation view (the GPU-sharing ones last), for report specs.
+/// Every simulation view (the GPU-sharing ones, then the elastic ones
+/// last), for report specs.
 pub fn views() -> Vec<&'static tracelab_analysis::Analysis> {
-    views::VIEWS.iter().chain(sharing_views::VIEWS.iter()).collect()
+    views::VIEWS.iter().chain(sharing_views::VIEWS.iter()).chain(pollux::views::views()).collect()
 }
 
 /// The simulation view with this id.

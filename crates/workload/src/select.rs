@@ -196,7 +196,7 @@ pub fn busiest(jobs: &[TraceJob], span: Millis) -> Millis {
 }
 
 /// `n` of `jobs` by a partial Fisher-Yates shuffle, back in input order.
-fn sample(jobs: Vec<TraceJob>, n: usize, seed: u64) -> Vec<TraceJob> {
+pub(crate) fn sample(jobs: Vec<TraceJob>, n: usize, seed: u64) -> Vec<TraceJob> {
     let mut rng = Rng::new(seed);
     let mut idx: Vec<usize> = (0..jobs.len()).collect();
     for i in 0..n {

@@ -19,7 +19,7 @@ pub mod jobs;
 pub mod pai_sim;
 pub mod pollux;
 pub mod swf;
-mod text;
+pub(crate) mod text;
 
 use std::fmt;
 

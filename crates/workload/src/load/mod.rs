@@ -68,6 +68,13 @@ pub enum LeftReason {
     OutsideWindow,
     /// Not drawn by `--sample`.
     NotSampled,
+    /// Pollux's generator keeps jobs of at least 60 s.
+    ShorterThanMinute,
+    /// Pollux's generator keeps jobs under 1,000 GPU-hours.
+    ThousandGpuHours,
+    /// Pollux's generator keeps jobs submitted at hours [start, start +
+    /// duration) of the day (trace local time).
+    OutsideHours,
     /// Can never run on the chosen cluster; the text says why.
     Unplaceable(String),
 }
@@ -80,6 +87,9 @@ impl fmt::Display for LeftReason {
             LeftReason::NoGpu => f.write_str("asks for no GPU"),
             LeftReason::OutsideWindow => f.write_str("submitted outside the window"),
             LeftReason::NotSampled => f.write_str("not drawn by the sample"),
+            LeftReason::ShorterThanMinute => f.write_str("shorter than 60 s (Pollux's generator)"),
+            LeftReason::ThousandGpuHours => f.write_str("1,000 GPU-hours or more (Pollux's generator)"),
+            LeftReason::OutsideHours => f.write_str("submitted outside the generator's hours of the day"),
             LeftReason::Unplaceable(why) => write!(f, "unplaceable on the cluster: {why}"),
         }
     }
