@@ -194,6 +194,7 @@ mod tests {
                 vc: 0,
                 group: 0,
                 gpu_type: None,
+                priority: 0,
             },
             usage: Default::default(),
         }
