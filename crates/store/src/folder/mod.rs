@@ -104,6 +104,8 @@ pub fn check_target(out: &Path) -> Result<()> {
     }
     let marker_path = out.join(MARKER);
     match std::fs::symlink_metadata(&marker_path) {
+        // An empty marker is one another report is writing (see `lock`).
+        Ok(m) if m.is_file() && m.len() == 0 => Ok(()),
         Ok(m) if m.is_file() => {
             let listed = marker::read(&open_marker(&marker_path)?, &marker_path)?;
             let foreign = marker::foreign(out, &listed)?;
@@ -114,7 +116,7 @@ pub fn check_target(out: &Path) -> Result<()> {
             }
         }
         Ok(_) => Err(target.refuse(&format!("its {MARKER} is not a regular file"))),
-        Err(_) if std::fs::read_dir(out).at(out)?.next().is_some() => Err(target.refuse(NOT_A_REPORT)),
+        Err(_) if holds_more_than_a_marker(out)? => Err(target.refuse(NOT_A_REPORT)),
         Err(_) => Ok(()),
     }
 }
@@ -201,14 +203,25 @@ impl Target {
     /// while this one waited).
     fn lock(&self, wait: &dyn Fn(&str), steps: &mut Steps) -> Result<Held> {
         let marker_path = self.path.join(MARKER);
+        let mut empty_looks = 0;
         loop {
             self.prepare(&marker_path, steps)?;
             let file = open_marker(&marker_path)?;
             take(&file, Lock::Exclusive, &marker_path, wait)?;
-            if same_file(&file, &marker_path) {
-                let listed = marker::read(&file, &marker_path)?;
-                return Ok(Held { _file: file, listed });
+            if !same_file(&file, &marker_path) {
+                continue;
             }
+            // Another report that has just created the folder writes its
+            // first marker unlocked: an empty one is being written, so look
+            // again for up to two seconds before calling it foreign.
+            if being_written(&file) && empty_looks < 200 {
+                empty_looks += 1;
+                drop(file);
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                continue;
+            }
+            let listed = marker::read(&file, &marker_path)?;
+            return Ok(Held { _file: file, listed });
         }
     }
 
@@ -232,7 +245,7 @@ impl Target {
             Ok(m) if m.is_file() => Ok(()),
             Ok(_) => Err(self.refuse(&format!("its {MARKER} is not a regular file"))),
             Err(e) if e.kind() != ErrorKind::NotFound => Err(e).at(marker_path),
-            Err(_) if std::fs::read_dir(&self.path).at(&self.path)?.next().is_some() => Err(self.refuse(NOT_A_REPORT)),
+            Err(_) if holds_more_than_a_marker(&self.path)? => Err(self.refuse(NOT_A_REPORT)),
             Err(_) => {
                 steps.point();
                 write_new(marker_path, marker::text(&Files::new()).as_bytes()).or_else(|e| match e {
@@ -287,6 +300,25 @@ fn build(dir: &Path, files: &Files, steps: &mut Steps) -> Result<File> {
     }
     sync_dir(dir);
     Ok(lock)
+}
+
+/// Whether `dir` holds anything besides a marker. A folder whose marker was
+/// missing a moment ago may hold one now: another report creating the
+/// folder writes it between our two looks, and that folder is a report, not
+/// a foreign one (two reports started at once into a new folder).
+fn holds_more_than_a_marker(dir: &Path) -> Result<bool> {
+    for entry in std::fs::read_dir(dir).at(dir)? {
+        if entry.at(dir)?.file_name() != MARKER {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// Whether a marker is still empty: created by another report's first
+/// `write_new` and not yet written.
+fn being_written(file: &File) -> bool {
+    file.metadata().is_ok_and(|m| m.len() == 0)
 }
 
 /// Writes a file that must not exist yet (never through a link), flushed.
