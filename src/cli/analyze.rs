@@ -3,8 +3,6 @@
 //! per part; as CSV, JSONL or Parquet the tidy long table (the part as a
 //! column; `--part` for one part alone); as JSON the whole result document.
 
-use std::path::PathBuf;
-
 use tracelab_analysis::{self as analysis, render, Ctx, Memory, Output};
 use tracelab_schema::error::Error;
 
@@ -23,6 +21,7 @@ use super::output::{Format, OutputArgs, Sink};
 ///
 /// Examples:
 ///   tracelab analyze --list
+///   tracelab analyze pai.machine-util --describe
 ///   tracelab analyze pai.wait-by-gpu-type
 ///   tracelab analyze pai.machine-util --param bin=5m --format json
 ///   tracelab analyze pai.wait-by-gpu-type --format csv > wait.csv
@@ -38,14 +37,19 @@ use super::output::{Format, OutputArgs, Sink};
 #[command(verbatim_doc_comment)]
 pub struct Args {
     /// The analysis id (see --list).
-    #[arg(required_unless_present = "list")]
+    #[arg(required_unless_present_any = ["list", "describe"])]
     id: Option<String>,
     /// List every analysis: id, trace, paper figure, parameters, one line.
-    #[arg(long, conflicts_with_all = ["id", "params", "part"])]
+    #[arg(long, conflicts_with_all = ["id", "params", "part", "describe"])]
     list: bool,
-    /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
-    #[arg(long, value_name = "STORE")]
-    store: Option<PathBuf>,
+    /// Print the analysis's definition (Markdown: what it computes, its
+    /// parameters, the published values it is compared with, where it
+    /// differs from the owners' code) for the --param values given, without
+    /// running it; without an id, all of docs/definitions.md.
+    #[arg(long, conflicts_with = "part")]
+    describe: bool,
+    #[command(flatten)]
+    store: super::store::StoreArg,
     #[command(flatten)]
     output: OutputArgs,
     /// A parameter of the analysis, NAME=VALUE (repeatable, each name once;
@@ -64,13 +68,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(0);
     }
     let params = super::params::parse(&args.params)?;
+    if args.describe {
+        return describe(args.id.as_deref(), &params, &sink);
+    }
     let id = args.id.as_deref().unwrap_or_default();
     // The registry's analyses, then the replay views (`sim.*`) the report
     // specs use.
     let analysis = analysis::find(id).or_else(|e| tracelab_workload::find(id).ok_or(e))?;
-    let store = super::store::resolve(args.store.as_ref())?;
-    super::progress::derived_frames();
-    let ctx = Ctx::new(store);
+    let store = args.store.open()?;
+    let ctx = Ctx::with_hooks(store, super::progress::analysis_hooks());
     // Without transparent huge pages when it declares more than a small
     // analysis's memory (crate::without_huge_pages says why); a small one
     // is faster with them.
@@ -83,6 +89,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     write(&out, args.part.as_deref(), &sink)?;
+    Ok(0)
+}
+
+/// `--describe`: one analysis's section of docs/definitions.md, or all of it.
+fn describe(id: Option<&str>, params: &[(String, String)], sink: &Sink) -> anyhow::Result<i32> {
+    let text = match id {
+        Some(id) => {
+            let analysis = analysis::find(id).or_else(|e| tracelab_workload::find(id).ok_or(e))?;
+            analysis::docs::section(analysis, params)?
+        }
+        None if !params.is_empty() => {
+            return Err(Error::Usage("--describe with --param needs an analysis id".into()).into())
+        }
+        None => analysis::docs::document(),
+    };
+    sink.text(&text)?;
     Ok(0)
 }
 

@@ -6,7 +6,7 @@
 use tracelab_analysis::{registry, Args, Ctx};
 use tracelab_store::Store;
 
-use crate::common::sample_store;
+use crate::common::{root, sample_store, tracelab, tracelab_ok};
 
 #[test]
 fn every_declared_published_value_reaches_its_headline() {
@@ -31,4 +31,39 @@ fn every_declared_published_value_reaches_its_headline() {
     // (all four Helios clusters are there, and Earth's real VC names).
     let declared: usize = registry().iter().map(|a| a.published().len()).sum();
     assert_eq!(attached, declared);
+}
+
+/// docs/definitions.md is generated from the declarations (each analysis's
+/// DOC, parameters, published values and definition): the committed file is
+/// exactly what `tracelab analyze --describe` prints, as docs/schema.md is
+/// against `tracelab schema`.
+#[test]
+fn definitions_md_is_what_the_declarations_generate() {
+    let doc = std::fs::read_to_string(root().join("docs/definitions.md")).unwrap();
+    let out = tracelab_ok(&["analyze", "--describe"]);
+    assert!(
+        doc == out,
+        "docs/definitions.md is stale: regenerate it with `tracelab analyze --describe > docs/definitions.md`"
+    );
+}
+
+/// `--describe` prints one analysis's section for the parameters given,
+/// without a store: pai.machine-util with bin=1h states 3600 s bins (1 h =
+/// 3600 s) and the idle rule chosen; a parameter it does not take is a
+/// usage error.
+#[test]
+fn describe_prints_one_definition_for_the_parameters_given() {
+    let out =
+        tracelab_ok(&["analyze", "pai.machine-util", "--describe", "--param", "bin=1h", "--param", "idle=absent"]);
+    assert!(out.starts_with("## pai.machine-util\n"), "{out}");
+    assert!(
+        out.contains("`tracelab analyze pai.machine-util` with `bin=1h`, `idle=absent`, `misc-gpu-mem=16`"),
+        "{out}"
+    );
+    assert!(out.contains("bins of 3600 s on epoch time"), "{out}");
+    assert!(out.contains("idle=absent: a machine with no covering row in a bin is left out"), "{out}");
+    assert!(out.contains("machine_gpu_pct") && !out.contains("`machine_gpu`"), "{out}");
+    let (code, _, err) = tracelab(&["analyze", "pai.machine-util", "--describe", "--param", "bins=1h"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("pai.machine-util takes no parameter `bins`"), "{err}");
 }

@@ -161,6 +161,16 @@ pub trait Analyze: Sync + 'static {
     /// The typed parameters (`()` for none).
     type Params: Params;
     const ABOUT: About;
+    /// The long form of the definition, in Markdown: what is computed
+    /// (tables, columns, filters, units, bins), the published values in
+    /// words, and every difference from the owners' code. It is the
+    /// analysis's section of `docs/definitions.md` (generated,
+    /// [`crate::docs`]), which adds the parameters, the published values and
+    /// the one-paragraph [`Analyze::definition`] from this declaration.
+    /// Every analysis of the registry has one (a registry test checks);
+    /// the replay views of `tracelab-workload` are documented with the
+    /// verbs that share their options (`docs/simulate.md`).
+    const DOC: &'static str = "";
     /// The published values its headlines pick up by key.
     const PUBLISHED: &'static [Published] = &[];
     /// Its peak memory, for running analyses side by side.
@@ -213,6 +223,8 @@ pub struct Analysis {
     pub mirrors: &'static str,
     pub summary: &'static str,
     pub title: &'static str,
+    /// [`Analyze::DOC`].
+    pub doc: &'static str,
     pub params: &'static [ParamSpec],
     pub memory: Memory,
     imp: &'static dyn Run,
@@ -234,6 +246,7 @@ impl Analysis {
             mirrors: about.mirrors,
             summary: about.summary,
             title: about.title,
+            doc: A::DOC,
             params: A::Params::DECLARED,
             memory: A::MEMORY,
             imp: analysis,

@@ -5,7 +5,8 @@
 //! `tracelab analyze --list` prints and report specs refer to by id.
 //!
 //! Layer 3: reads the store through [`tracelab_store`], never the raw files,
-//! never prints. Definitions: `docs/definitions.md`, one section per id; every
+//! never prints. Definitions: each analysis's declaration, from which
+//! `docs/definitions.md` is generated ([`docs`]), one section per id; every
 //! output carries its definition, and upstream quirks are reproduced by
 //! default with the corrected variant behind a parameter.
 //!
@@ -16,6 +17,7 @@
 mod acme;
 mod cross;
 mod declare;
+pub mod docs;
 pub mod frame;
 mod helios;
 mod output;
@@ -33,8 +35,6 @@ pub mod usage;
 
 pub use declare::{describe, About, Analysis, Analyze, Memory, Published, Scope};
 pub use output::{Body, Cell, Headline, Output, Part, ResultTable};
-pub use pai::derived::around_build as around_pai_derived_build;
-pub use pai::derived::on_progress as on_pai_derived_progress;
 pub use params::{Args, Kind, ParamSpec};
 pub use registry::{find, registry};
 
@@ -46,10 +46,42 @@ pub struct Ctx {
     pub store: Store,
     /// Intermediates shared by the analyses run with this context.
     pub shared: shared::Shared,
+    /// What the caller wants told or done around long steps.
+    pub hooks: Hooks,
+    /// Analyses run side by side in a report: the first to need the PAI
+    /// derived frames builds them (about 1.5 GB at full scale), the others
+    /// wait for it and read them rather than building them again at once.
+    pub(crate) derived_build: std::sync::Mutex<()>,
 }
 
 impl Ctx {
     pub fn new(store: Store) -> Ctx {
-        Ctx { store, shared: shared::Shared::default() }
+        Ctx::with_hooks(store, Hooks::default())
+    }
+
+    pub fn with_hooks(store: Store, hooks: Hooks) -> Ctx {
+        Ctx { store, shared: shared::Shared::default(), hooks, derived_build: std::sync::Mutex::new(()) }
+    }
+}
+
+/// The caller's hooks around the PAI derived-frame build (the one long step
+/// of an analysis that is not a query): the binary draws its progress on a
+/// terminal and runs it without transparent huge pages; a library user or a
+/// test passes none.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    /// Called with a step's label before each step of the build and with
+    /// `None` when it ends.
+    pub progress: Option<std::sync::Arc<dyn Fn(Option<&str>) + Send + Sync>>,
+    /// Runs the build: must call the function it is given, once.
+    pub around_build: Option<std::sync::Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Hooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hooks")
+            .field("progress", &self.progress.is_some())
+            .field("around_build", &self.around_build.is_some())
+            .finish()
     }
 }

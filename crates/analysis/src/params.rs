@@ -290,6 +290,12 @@ fn parse_duration(raw: &str) -> Option<i64> {
 }
 
 impl Kind {
+    /// A duration value in seconds (`5m` is 300); `None` for another kind
+    /// or a value it does not take.
+    pub fn seconds(&self, raw: &str) -> Option<i64> {
+        matches!(self, Kind::Duration).then(|| parse_duration(raw)).flatten()
+    }
+
     /// `Ok` when the kind takes `raw`, else what it expected.
     pub fn check(&self, raw: &str) -> std::result::Result<(), String> {
         let ok = match self {
@@ -430,6 +436,12 @@ impl Args {
     /// output's record.
     pub fn pairs(&self) -> Vec<(String, String)> {
         self.values.iter().map(|(p, v)| (p.name.to_string(), v.clone())).collect()
+    }
+
+    /// The value of parameter `name` as given or defaulted, with its kind;
+    /// `None` for an undeclared name.
+    pub fn value(&self, name: &str) -> Option<(&str, Kind)> {
+        self.values.iter().find(|(p, _)| p.name == name).map(|(p, v)| (v.as_str(), p.kind))
     }
 
     /// The typed value of `param`.

@@ -4,9 +4,11 @@
 //!
 //! Adding an analysis: a file `<scope>/<name>.rs` named after its id
 //! (`pai.gang-size` is `pai/gang_size.rs`) with a unit struct implementing
-//! `Analyze`; `pub mod <name>;` in `<scope>/mod.rs`; one line below; a
-//! section `## <id>` in `docs/definitions.md` (the registry tests check the
-//! ids, the docs sections, the parameter defaults and the published values).
+//! `Analyze` (its `DOC` is its section of `docs/definitions.md`, which is
+//! regenerated with `tracelab analyze --describe > docs/definitions.md`);
+//! `pub mod <name>;` in `<scope>/mod.rs`; one line below (the registry
+//! tests check the ids, the docs sections, the parameter defaults and the
+//! published values).
 //! The scheduler-motivation views are the exception to `<scope>.<name>`:
 //! they are `seed.<name>` in `seed/`, with the scope of what they read
 //! (`pai` or `cross`).

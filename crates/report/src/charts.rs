@@ -19,7 +19,7 @@ use tracelab_schema::error::{Error, Result};
 use tracelab_stats::Dist;
 
 use super::selection::{label_of, pick, pivot_labels, skip_reason, Env};
-use super::spec::{AxisSpec, FigureSpec, Kind};
+use super::spec::{AxisSpec, FigureSpec, FormatSpec, Kind, LegendSpec, ScaleSpec};
 use super::tables::{cell_f64, cell_text, column};
 
 /// Points plotted per CDF series: enough for a smooth curve at a paper
@@ -39,41 +39,41 @@ fn base_chart(fig: &FigureSpec, kind: plot::Kind, x: Axis, y: Axis) -> Chart {
     if let Some([w, h]) = fig.size {
         chart.size = (w, h);
     }
-    chart.legend = legend(fig.legend.as_deref());
+    chart.legend = legend(fig.legend);
     chart.y2 = fig.y2.as_ref().map(|a| axis(a, "", Scale::Linear));
     chart
 }
 
-fn legend(name: Option<&str>) -> Legend {
-    match name {
-        Some("none") => Legend::None,
-        Some("below") => Legend::Below,
-        Some("top-left") => Legend::TopLeft,
-        Some("top-right") => Legend::TopRight,
-        Some("bottom-left") => Legend::BottomLeft,
-        Some("bottom-right") => Legend::BottomRight,
-        _ => Legend::Auto,
+fn legend(spec: LegendSpec) -> Legend {
+    match spec {
+        LegendSpec::Auto => Legend::Auto,
+        LegendSpec::None => Legend::None,
+        LegendSpec::Below => Legend::Below,
+        LegendSpec::TopLeft => Legend::TopLeft,
+        LegendSpec::TopRight => Legend::TopRight,
+        LegendSpec::BottomLeft => Legend::BottomLeft,
+        LegendSpec::BottomRight => Legend::BottomRight,
     }
 }
 
 /// A plot axis from the spec, with the analysis's label as the default.
 fn axis(spec: &AxisSpec, default_label: &str, default_scale: Scale) -> Axis {
-    let scale = match spec.scale.as_deref() {
-        Some("log") => Scale::Log,
-        Some("symlog") => Scale::Symlog { linthresh: spec.linthresh.unwrap_or(1.0) },
-        Some(_) => Scale::Linear,
+    let scale = match spec.scale {
+        Some(ScaleSpec::Log) => Scale::Log,
+        Some(ScaleSpec::Symlog) => Scale::Symlog { linthresh: spec.linthresh.unwrap_or(1.0) },
+        Some(ScaleSpec::Linear) => Scale::Linear,
         None => default_scale,
     };
     let mut a = Axis::new(spec.label.clone().unwrap_or_else(|| default_label.to_string()), scale);
     a.min = spec.min;
     a.max = spec.max;
     a.ticks = spec.ticks.clone();
-    a.tick_format = match spec.format.as_deref() {
-        Some("percent") => TickFormat::Percent,
-        Some("integer") => TickFormat::Integer,
-        Some("duration") => TickFormat::Duration,
-        Some("sci") => TickFormat::Sci,
-        _ => TickFormat::Auto,
+    a.tick_format = match spec.format {
+        FormatSpec::Auto => TickFormat::Auto,
+        FormatSpec::Percent => TickFormat::Percent,
+        FormatSpec::Integer => TickFormat::Integer,
+        FormatSpec::Duration => TickFormat::Duration,
+        FormatSpec::Sci => TickFormat::Sci,
     };
     a
 }

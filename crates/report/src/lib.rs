@@ -24,6 +24,7 @@
 
 mod cache;
 mod calibration;
+mod caption;
 mod charts;
 mod csv;
 mod figure;
@@ -68,6 +69,8 @@ pub struct Plan {
     pub stamp: Option<String>,
     /// How many analyses run side by side, within which memory.
     pub limits: schedule::Limits,
+    /// The caller's hooks around the analyses' long steps.
+    pub hooks: tracelab_analysis::Hooks,
 }
 
 /// The figure formats besides SVG (and its CSV), which are always written.

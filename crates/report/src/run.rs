@@ -63,7 +63,7 @@ pub fn run_all(
     // they are part of the cache's identity too.
     let identity = format!("{:?}{:?}", data.missing, data.missing_clusters);
     let cache = Cache::new(&data.store, &identity, plan.cache);
-    let ctx = Ctx::new(data.store.clone());
+    let ctx = Ctx::with_hooks(data.store.clone(), plan.hooks.clone());
     let total = runs.len();
     let outcomes = schedule::run_within(
         total,

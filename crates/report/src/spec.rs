@@ -119,18 +119,18 @@ pub struct FigureSpec {
     /// values are the `columns`).
     pub bins: Option<[String; 2]>,
     /// What counts as no data, drawn as a gap (line broken, bar absent):
-    /// `outer-zeros` when the analysis fills a fixed grid (months 4..9, the
+    /// `outer-zeros` (the only value) when the analysis fills a fixed grid (months 4..9, the
     /// days of 2020-04..09) with 0 outside the trace's window, so zeros
     /// before a series' first and after its last non-zero value are no
     /// data. Without it only missing bins (`bin`) and NaN are gaps.
-    pub gaps: Option<String>,
+    pub gaps: Option<Gaps>,
     /// Curves: average y over x bins of this width (long per-minute series).
     pub bin: Option<f64>,
     /// Curves / dists: divide x by this (minutes -> days, s -> h).
     pub x_div: Option<f64>,
-    /// Legend placement: auto, none, below, top-left, top-right,
-    /// bottom-left, bottom-right.
-    pub legend: Option<String>,
+    /// Legend placement (default auto).
+    #[serde(default)]
+    pub legend: LegendSpec,
     /// Width and height in px.
     pub size: Option<[u32; 2]>,
 }
@@ -183,15 +183,68 @@ impl Kind {
 pub struct AxisSpec {
     /// Label with unit; default: the analysis's own label.
     pub label: Option<String>,
-    /// linear (default), log, symlog.
-    pub scale: Option<String>,
+    /// The scale (default: the analysis's, usually linear).
+    pub scale: Option<ScaleSpec>,
     /// Symlog's linear range around 0.
     pub linthresh: Option<f64>,
     pub min: Option<f64>,
     pub max: Option<f64>,
     pub ticks: Option<Vec<f64>>,
-    /// auto, percent, integer, duration, sci.
-    pub format: Option<String>,
+    /// How tick labels are written (default auto).
+    #[serde(default)]
+    pub format: FormatSpec,
+}
+
+/// `gaps`: what counts as no data besides missing bins and NaN.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Gaps {
+    /// Zeros before a series' first and after its last non-zero value (an
+    /// analysis that fills a fixed grid with 0 outside the trace's window).
+    OuterZeros,
+}
+
+/// `legend`: where the legend goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LegendSpec {
+    /// The first free corner, else below the plot.
+    #[default]
+    Auto,
+    /// No legend.
+    None,
+    Below,
+    TopLeft,
+    TopRight,
+    BottomLeft,
+    BottomRight,
+}
+
+/// An axis's `scale`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScaleSpec {
+    Linear,
+    /// Base 10.
+    Log,
+    /// Linear within +-`linthresh`, log beyond (matplotlib's symlog).
+    Symlog,
+}
+
+/// An axis's `format` (tick labels).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FormatSpec {
+    #[default]
+    Auto,
+    /// Fractions as percentages.
+    Percent,
+    /// Whole numbers.
+    Integer,
+    /// Seconds as the largest whole unit (1.5m, 1h, 1d).
+    Duration,
+    /// Powers of ten.
+    Sci,
 }
 
 /// The most figures a spec may hold unless raised (`report --max-figures`):
@@ -217,8 +270,9 @@ impl Spec {
     /// Parses and validates the spec text, with at most `max_figures`.
     pub fn parse_within(path: &Path, source: &str, max_figures: usize) -> Result<Spec> {
         let body: SpecBody = toml::from_str(source).map_err(|e| spec_error(path, source, e.span(), e.message()))?;
-        let spec = Spec { path: path.to_path_buf(), sha256: sha256_hex(source), source: source.to_string(), body };
+        let mut spec = Spec { path: path.to_path_buf(), sha256: sha256_hex(source), source: source.to_string(), body };
         spec.validate(max_figures)?;
+        spec.fill_captions()?;
         Ok(spec)
     }
 
@@ -296,6 +350,26 @@ impl Spec {
         Ok(())
     }
 
+    /// Fills every caption's placeholders from its figure's parameters
+    /// ([`crate::caption`]); an unknown one is an error at the figure.
+    fn fill_captions(&mut self) -> Result<()> {
+        let mut filled = Vec::with_capacity(self.body.figures.len());
+        for fig in &self.body.figures {
+            let f = fig.get_ref();
+            let analysis = analysis_of(f);
+            let args = analysis::Args::validate(analysis, &params_of(f))
+                .map_err(|e| self.error_at(fig.span(), &format!("figure `{}`: {e}", f.id)))?;
+            let caption = crate::caption::fill(&f.caption, &args, analysis.id).map_err(|e| {
+                self.error_at(caption_line(&self.source, fig.span()), &format!("figure `{}`: {e}", f.id))
+            })?;
+            filled.push(caption);
+        }
+        for (fig, caption) in self.body.figures.iter_mut().zip(filled) {
+            fig.get_mut().caption = caption;
+        }
+        Ok(())
+    }
+
     fn validate_figure(&self, fig: &Spanned<FigureSpec>) -> Result<()> {
         let f = fig.get_ref();
         let analysis = find(f.analysis.get_ref())
@@ -313,11 +387,6 @@ impl Spec {
         let missing = needs(f);
         if let Some(what) = missing {
             return Err(self.error_at(fig.span(), &format!("figure `{}` ({:?}): {what}", f.id, f.kind)));
-        }
-        for (axis, spec) in [("x", Some(&f.x)), ("y", Some(&f.y)), ("y2", f.y2.as_ref())] {
-            if let Some(problem) = spec.and_then(axis_problem) {
-                return Err(self.error_at(fig.span(), &format!("figure `{}`: {axis}: {problem}", f.id)));
-            }
         }
         Ok(())
     }
@@ -347,11 +416,22 @@ pub fn id_problem(id: &str) -> Option<String> {
 /// The span of the `id = ...` line within `span` of `source` (the whole
 /// span when there is none, as in an inline table).
 fn id_line(source: &str, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    key_line(source, span, "id")
+}
+
+/// The span of the `caption = ...` line within `span` of `source`.
+fn caption_line(source: &str, span: std::ops::Range<usize>) -> std::ops::Range<usize> {
+    key_line(source, span, "caption")
+}
+
+/// The span of the line setting `key` within `span` of `source` (the
+/// whole span when there is none).
+fn key_line(source: &str, span: std::ops::Range<usize>, key: &str) -> std::ops::Range<usize> {
     let text = source.get(span.clone()).unwrap_or_default();
     let mut at = span.start;
     for line in text.split_inclusive('\n') {
-        let key = line.trim_start();
-        if key.strip_prefix("id").is_some_and(|rest| rest.trim_start().starts_with('=')) {
+        let k = line.trim_start();
+        if k.strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=')) {
             return at..at + line.len();
         }
         at += line.len();
@@ -397,19 +477,6 @@ fn needs(f: &FigureSpec) -> Option<&'static str> {
         Kind::Box if f.category.is_none() || f.boxes.is_none() => Some("box plots need `category` and `boxes`"),
         Kind::Heat if f.category.is_none() || f.heat.is_none() => Some("heat maps need `category` and `heat`"),
         Kind::Histogram if f.bins.is_none() || f.columns.is_none() => Some("histograms need `bins` and `columns`"),
-        _ if f.gaps.as_deref().is_some_and(|g| g != "outer-zeros") => Some("`gaps` can only be \"outer-zeros\""),
-        _ => None,
-    }
-}
-
-fn axis_problem(a: &AxisSpec) -> Option<String> {
-    let scales = ["linear", "log", "symlog"];
-    let formats = ["auto", "percent", "integer", "duration", "sci"];
-    match (&a.scale, &a.format) {
-        (Some(s), _) if !scales.contains(&s.as_str()) => Some(format!("scale `{s}` (expected {})", scales.join(", "))),
-        (_, Some(f)) if !formats.contains(&f.as_str()) => {
-            Some(format!("format `{f}` (expected {})", formats.join(", ")))
-        }
         _ => None,
     }
 }

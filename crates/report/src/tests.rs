@@ -55,7 +55,19 @@ fn spec_errors_name_the_file_and_line() {
     let e = err(&format!("{FIG}analysis = \"pai.task-share-by-gpu\"\nkind = \"bars\"\n"));
     assert!(e.contains("bars need `category` and `columns`"), "{e}");
     let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\nx = {{ scale = \"ln\" }}\n"));
-    assert!(e.contains("x: scale `ln`"), "{e}");
+    assert_eq!(e, "spec t.toml, line 14: unknown variant `ln`, expected one of `linear`, `log`, `symlog`");
+    // A misspelt legend was once read as `auto`; now it is refused at its
+    // line with the values it takes.
+    let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\nlegend = \"top-rigth\"\n"));
+    assert_eq!(
+        e,
+        "spec t.toml, line 14: unknown variant `top-rigth`, expected one of `auto`, `none`, `below`, `top-left`, \
+         `top-right`, `bottom-left`, `bottom-right`"
+    );
+    let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\ny = {{ format = \"pct\" }}\n"));
+    assert!(e.starts_with("spec t.toml, line 14: unknown variant `pct`, expected one of `auto`, `percent`"), "{e}");
+    let e = err(&format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\ngaps = \"zeros\"\n"));
+    assert_eq!(e, "spec t.toml, line 14: unknown variant `zeros`, expected `outer-zeros`");
     let two = format!("{FIG}analysis = \"pai.tasks-per-user\"\nkind = \"cdf\"\n");
     assert!(err(&format!("{two}{two}")).contains("figure id `a` appears twice"));
 }
@@ -368,4 +380,23 @@ pub(crate) fn tiny_store(note: &str) -> (tempfile::TempDir, Store) {
     drop(writer);
     let store = Store::open(dir.path()).unwrap();
     (dir, store)
+}
+
+/// A caption's placeholders take the figure's parameters (`bin = "1h"` is
+/// 3600 s, the default idle is `zero`); an unknown one is refused at the
+/// caption's line (line 11: 4 header lines, a blank line, `[[figure]]`,
+/// id, title, mirrors, part, caption).
+#[test]
+fn captions_state_the_figures_parameters() {
+    let with = |caption: &str, params: &str| {
+        let fig = FIG.replace("caption = \"c\"", &format!("caption = \"{caption}\""));
+        spec(&format!("{fig}analysis = \"pai.machine-util\"\nkind = \"cdf\"\n{params}"))
+    };
+    let s = with("per {bin:s} s bin ({bin}), idle={idle}", "params = { bin = \"1h\" }\n").unwrap();
+    assert_eq!(s.body.figures[0].get_ref().caption, "per 3600 s bin (1h), idle=zero");
+    let e = with("per {bins} bin", "").unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "spec t.toml, line 11: figure `a`: caption: unknown placeholder `{bins}` (pai.machine-util takes {bin}, {idle}, {misc-gpu-mem})"
+    );
 }

@@ -38,6 +38,31 @@ impl Analyze for ClusterSummary {
         summary: "Per-cluster summary of Seren and Kalos beside Philly, Helios and PAI: jobs, run/queue times, GPUs, final states",
         title: "AcmeTrace cluster summary, with Philly, Helios and PAI",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors the owners' `data/cluster_summary.csv` (the table behind NSDI'24 Table 1 and Fig 9, with
+rows for Philly, Helios and PAI that their repository cannot recompute: its notebook reads prior
+traces from files it leaves out).
+
+- **Rows:** Seren and Kalos from `acme/jobs`; Philly, Helios and PAI from the unified `jobs` table
+  when the store holds them.
+- **Columns**, exactly the file's: `job_num`, `cpu_job_num` (GPUs = 0), `gpu_job_num` (GPUs > 0);
+  `avg/med_run_time_gpu|cpu` and `avg/med_que_time_gpu|cpu` (mean and linear median over the
+  kind's jobs with a value); `avg/med_gpu_num` (over GPU jobs), `max_run_time_gpu`, `max_gpu`;
+  `complete/cancel/fail_rate_gpu|cpu` (share of the kind's jobs in the state group; other states
+  count in the denominator); `complete/cancel/fail_gpu_time` (GPUs × run summed over the GPU jobs
+  of the group, GPU-seconds) and `*_rate_gpu_time` (their shares).
+- **Definitions per row:** Seren and Kalos: run = raw `duration`, queue = raw `queue`, GPUs =
+  `gpu_num`. Philly, Helios, PAI: run = `run_s`, queue = `queue_s`, GPUs = `gpus_requested`,
+  states from the normalized status (completed, killed, failed).
+- **Output:** part `summary` (the table) and the headlines `<row>.<column>` beside the published
+  values.
+- **Published:** the whole file (bundled in `data-samples/acme/`, CC BY 4.0). The owners left the
+  Philly and PAI CPU columns and PAI's states empty.
+- **Differences:** the owners' PAI row counts tasks (1,260,920) and the unified table PAI jobs, so
+  PAI counts and GPU numbers differ; the prior rows follow the unified table's definitions
+  ([Cross-trace conventions](#cross-trace-conventions)), not the owners' unpublished files.
+"##;
 
     /// Every finite value of the published CSV, keyed `<id>.<column>`.
     fn published() -> Cow<'static, [Published]> {

@@ -34,6 +34,18 @@ impl Analyze for DurationQueue {
         summary: "GPU-job duration and queueing-delay CDFs per workload type and cluster",
         title: "Duration and queueing delay by workload type",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'24 Fig 5, notebook `cdf_job_duration_queue`.
+
+- **Computes,** per cluster and workload type, over GPU jobs: the duration CDF on 2^i s (i =
+  0..21) and the queueing-delay CDF (raw `queue`) on 2^i s (i = 0..15); series
+  `<cluster> <type>`.
+- **Output:** parts `duration`, `queue` (curves), `quantiles` (n, duration P50, P90 and mean,
+  queueing P50, P90 and mean per series); headlines: median duration and mean queueing per series.
+- **Published:** none.
+- **Differences:** none with the defaults.
+"##;
 
     fn definition(p: &DqParams) -> String {
         format!(

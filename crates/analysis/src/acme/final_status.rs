@@ -39,6 +39,18 @@ impl Analyze for FinalStatus {
         summary: "Final states of GPU jobs by count and GPU time per cluster, workload type and size",
         title: "Final job states",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'24 Fig 9's inputs, notebook `bar_job_state` (which plots `cluster_summary.csv`).
+
+- **Computes,** over GPU jobs: the shares completed (COMPLETED), cancelled (CANCELLED) and failed
+  (FAILED, TIMEOUT, NODE_FAIL), of the jobs and of the raw `gpu_time`; per cluster (part
+  `by-cluster`), per cluster and workload type (`by-type`), and per cluster and size (`by-size`:
+  1 GPU, 2-8 within one 8-GPU node, 9-64, 65-256, more than 256).
+- **Headlines:** `<cluster>.count.<state>` and `<cluster>.gpu_time.<state>` in %.
+- **Published:** the summary CSV's `complete/cancel/fail_rate_gpu` and `_gpu_time` × 100.
+- **Differences:** none.
+"##;
 
     /// The rates of the owners' summary CSV, in %: `<cluster>.count.<state>`
     /// and `<cluster>.gpu_time.<state>`.
@@ -60,7 +72,7 @@ impl Analyze for FinalStatus {
     }
 
     fn definition(_: &StatusParams) -> String {
-        "acme/jobs GPU jobs (gpus > 0); completed = COMPLETED, cancelled = CANCELLED, failed = FAILED + TIMEOUT + NODE_FAIL (README note 1). count: share of the jobs; gpu_time: share of the sum of the raw gpu_time column (duration x gpu_num, GPU-seconds; Kalos' duration is end - submit). Tables by-cluster (the summary CSV's complete/cancel/fail_rate_gpu and _gpu_time, in %), by-type (workload type; Evaluation counted as Eval) and by-size (GPUs: 1, 2-8 within one 8-GPU node, 9-64, 65-256, > 256).".into()
+        "acme/jobs GPU jobs (gpus > 0); completed = COMPLETED, cancelled = CANCELLED, failed = FAILED + TIMEOUT + NODE_FAIL (README note 1). count: share of the jobs; gpu_time_s: share of the sum of the raw gpu_time column (duration x gpu_num, GPU-seconds; Kalos' duration is end - submit). Tables by-cluster (the summary CSV's complete/cancel/fail_rate_gpu and _gpu_time, in %), by-type (workload type; Evaluation counted as Eval) and by-size (GPUs: 1, 2-8 within one 8-GPU node, 9-64, 65-256, > 256).".into()
     }
 
     fn run(ctx: &Ctx, p: &StatusParams, out: &mut Output) -> Result<()> {

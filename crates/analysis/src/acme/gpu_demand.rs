@@ -47,6 +47,18 @@ impl Analyze for GpuDemand {
         summary: "GPUs requested per job by workload type and cluster: quartiles, whiskers, mean",
         title: "GPU demand by workload type",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'24 Fig 6, notebook `box_gpu_num`.
+
+- **Computes,** per cluster and workload type, the distribution of `gpu_num`: quartiles (linear),
+  whiskers at the most extreme values within 1.5 IQR of the box (seaborn's boxplot), mean and
+  largest.
+- **Output:** part `box` (table), headlines: median and mean GPUs per series.
+- **Published:** none.
+- **Differences:** none with the defaults. The notebook drops Kalos' few SFT jobs from its plot;
+  the table keeps them (the report's figure selects the notebook's types).
+"##;
 
     fn definition(p: &DemandParams) -> String {
         let jobs = match p.jobs {

@@ -29,6 +29,17 @@ impl Analyze for TypeMix {
         summary: "Workload types of GPU jobs by count and by GPU time, per cluster",
         title: "LLM workload types",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'24 Fig 3, notebook `treemap_job_dist`.
+
+- **Computes,** per cluster, over GPU jobs grouped by workload type: jobs and their share, and the
+  sum of the raw `gpu_time` (duration × gpu_num, GPU-seconds; Kalos over end − submit) and its
+  share. Types in the notebook's order: Eval, Pretrain, SFT, MLLM, Debug, Other.
+- **Output:** part `mix` (table), headlines `<cluster>.<type>.jobs_pct` and `.gpu_time_pct`.
+- **Published:** none (the paper prints the shares only in a treemap image).
+- **Differences:** none.
+"##;
 
     fn definition(_: &MixParams) -> String {
         "Per cluster, acme/jobs GPU jobs (gpus > 0) grouped by workload type (Eval, Pretrain, SFT, MLLM, Debug, Other; the README's Evaluation counted as Eval): jobs = count, jobs_pct = 100 * jobs / all GPU jobs of the cluster; gpu_time_s = sum of the raw gpu_time column (duration x gpu_num, GPU-seconds; Kalos' duration is end - submit), gpu_time_pct its share, as the notebook's treemap. The paper prints these shares only as an image.".into()

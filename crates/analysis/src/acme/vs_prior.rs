@@ -39,6 +39,22 @@ impl Analyze for VsPrior {
         summary: "GPU-job duration and GPUs-per-job CDFs of Seren and Kalos beside Philly, Helios and PAI",
         title: "LLM jobs beside prior DL traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'24 Fig 2, notebook `cdf_job_duration_util` (a) and `cdf_job_gpunum`.
+
+- **Series:** Seren, Kalos (`acme/jobs`, GPU jobs, raw duration), Philly, Helios, PAI (unified
+  `jobs` with `gpus_requested` > 0, `run_s`, `gpus_requested`), those the store holds.
+- **Computes:** part `duration`: the duration CDF on 2^i s, i = 0..21; part `gpus`: 100 × the share
+  of jobs with at most x GPUs; part `gpu-time`: 100 × the share of the GPU time (GPUs × duration)
+  of jobs with at most x GPUs (the notebook's `calculate_sum_cdf_customized_xaxis`); x at the
+  steps of the notebook's log2 axis (1, 2, 3, 4, 6, 8, ..., 768, 1024). Part `quantiles`: GPU jobs,
+  duration P50 and P90, GPU P50 and mean per series.
+- **Published:** none.
+- **Differences:** the notebook evaluates every integer x from 0 to 1024; tracelab the axis steps
+  listed. Its prior-trace frames (per-task PAI, a filtered Philly) are not public; the unified
+  table's definitions are used instead.
+"##;
 
     fn definition(_: &()) -> String {
         "GPU jobs of each series. Seren, Kalos: acme/jobs with gpu_num > 0, duration = the raw duration column (as the notebook; Kalos' is end - submit), GPUs = gpu_num. Philly, Helios, PAI (when the store holds them): unified jobs with gpus_requested > 0, duration = run_s, GPUs = gpus_requested (PAI: a job's summed per-instance plans, fractional; the owners' PAI frame is per task). Part duration: 100 * share of jobs with duration <= t at t = 2^i s, i = 0..21. Part gpus: 100 * share of jobs with GPUs <= x; part gpu-time: 100 * share of the GPU time (GPUs x duration) of jobs with GPUs <= x; x on the notebook's log2 axis (1, 2, 3, 4, 6, ... 768, 1024). Jobs without a value are excluded.".into()

@@ -49,6 +49,14 @@ impl Analyze for Diurnal {
         summary: "Share of submissions by local hour of day per trace and Helios cluster",
         title: "Submissions by hour of day across traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab cross-trace view.
+
+- **Computes** per series the share (%) of submissions in each local hour of day 0-23, with
+  `submit_time` converted to the trace's zone: Asia/Shanghai for PAI and Helios,
+  America/Los_Angeles for Philly. Jobs without a submission time are skipped. Part `by-hour`.
+"##;
 
     fn definition(p: &ViewParams) -> String {
         format!(

@@ -22,10 +22,17 @@ impl Analyze for GpusPerJob {
         summary: "GPUs requested per job CDF per trace and Helios cluster",
         title: "GPUs per job across traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab cross-trace view.
+
+- **Computes** the distribution of `gpus_requested` per series (see the table above for each
+  trace's meaning), with the parts of [cross.runtime](#crossruntime).
+"##;
 
     fn definition(p: &ViewParams) -> String {
         definition(
-            "GPUs per job = unified jobs.gpus_requested (PAI: sum over tasks of inst_num x plan_gpu / 100, \
+            "GPUs per job = unified jobs.gpus_requested (PAI: sum over tasks of inst_num x plan_gpu_pct / 100, \
              fractional with GPU sharing; Philly: GPUs of the first attempt; Helios: gpu_num).",
             p.jobs,
         )

@@ -22,6 +22,13 @@ impl Analyze for Queueing {
         summary: "Queueing delay CDF per trace and Helios cluster, P50/P90/P99 table",
         title: "Queueing delay across traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab cross-trace view.
+
+- **Computes** the distribution of `queue_s` (seconds) per series, with the same parts and rules as
+  [cross.runtime](#crossruntime).
+"##;
 
     fn definition(p: &ViewParams) -> String {
         definition("Queueing delay = unified jobs.queue_s, in seconds.", p.jobs)

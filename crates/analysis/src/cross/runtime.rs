@@ -22,6 +22,14 @@ impl Analyze for Runtime {
         summary: "Job runtime CDF per trace and Helios cluster, P50/P90/P99 table",
         title: "Job runtime across traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab cross-trace view.
+
+- **Computes** the distribution of `run_s` (seconds) per series (part `cdf`) and n, P50, P90, P99
+  (part `quantiles`). Null, NaN and infinite values skipped; negative values (clock skew in the
+  raw logs) kept.
+"##;
 
     fn definition(p: &ViewParams) -> String {
         definition("Runtime = unified jobs.run_s, in seconds.", p.jobs)

@@ -28,6 +28,15 @@ impl Analyze for Status {
         summary: "Final-status shares of jobs and of GPU time per trace and Helios cluster",
         title: "Final status across traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab cross-trace view.
+
+- **Computes** per series: table `job-shares`, the jobs and the % share of each normalized status
+  (completed, failed, killed, running = not finished when the trace ended, unknown); table
+  `gpu-time-shares`, the GPU hours (sum of `gpus_requested` × `run_s`, jobs with both) and each
+  status's % share of them. The Helios SC'21 Fig 1b bars use the same GPU-time rule per raw state.
+"##;
 
     fn definition(p: &ViewParams) -> String {
         format!(

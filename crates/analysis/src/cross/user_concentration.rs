@@ -51,6 +51,18 @@ impl Analyze for UserConcentration {
         summary: "Per-user concentration: Lorenz curve and Gini per trace and Helios cluster",
         title: "Per-user concentration across traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab cross-trace view.
+
+- **Computes** per series and user (null users skipped) the user's total: GPU time (sum of
+  `gpus_requested` × `run_s`, a missing term counting 0) or the number of jobs. Part `lorenz`:
+  users sorted by total, largest first, from (0, 0) to (100, 100), point i = (100 × i / users,
+  100 × share held by the top i users); users with 0 included. Table `gini`: users, Gini, and the
+  share held by the top ⌈5 % of users⌉.
+- **Note:** the x values start at 0 with no user and step by 1/users, whereas the Helios notebooks'
+  curves ([helios.user-time](#heliosuser-time)) place the first user at 0.
+"##;
 
     fn definition(p: &UserParams) -> String {
         let measure = match p.measure {

@@ -22,6 +22,13 @@ impl Analyze for WaitFraction {
         summary: "wait / (wait + run) CDF per trace and Helios cluster",
         title: "Queueing share of completion time across traces",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab cross-trace view.
+
+- **Computes** 100 × `queue_s` / (`queue_s` + `run_s`) for jobs with both values and a positive
+  sum, per series, with the parts of [cross.runtime](#crossruntime).
+"##;
 
     fn definition(p: &ViewParams) -> String {
         definition("100 * queue_s / (queue_s + run_s), jobs with both known and queue_s + run_s > 0, in %.", p.jobs)

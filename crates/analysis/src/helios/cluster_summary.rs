@@ -34,6 +34,35 @@ impl Analyze for ClusterSummary {
             "Per-cluster summary: job counts, mean/median run and queue times, final-state rates, GPU time by state",
         title: "Helios per-cluster summary",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors HeliosArtifact `helios_cluster_summary.csv` (the table behind SC'21 Table 2 and the inputs
+of Fig 1b and 7a). The code that made the file is not published, so each column's definition
+below was worked out from the published values.
+
+- **Rows:** one per cluster present, then `total` (all clusters).
+- **Columns**, exactly the file's:
+  - `gpu_num`: the mean over dates of the day's GPUs (sum over VCs), rounded down; for `total`,
+    of the day's sum over clusters. This gives Venus 1022 and Earth 997, and explains why the
+    published total (6220) is not the sum of the rows (6218).
+  - `job_num` (all jobs), `cpu_job_num` (`gpus` = 0), `gpu_job_num` (`gpus` > 0).
+  - `avg_run_time_cpu/gpu`, `med_run_time_cpu/gpu`: mean and median (linear) of `run_s` over CPU
+    or GPU jobs; `avg_que_time_*`, `med_que_time_*` the same of `queue_s`;
+    `avg_gpu_num`, `med_gpu_num`: of `gpus` over GPU jobs.
+  - `complete_rate`, `cancel_rate`, `fail_rate`, and the `_cpu` and `_gpu` variants: fractions of
+    the row's jobs (all, CPU or GPU) that are COMPLETED, CANCELLED, or failed (FAILED, TIMEOUT,
+    NODE_FAIL).
+  - `complete_gpu_time`, `cancel_gpu_time`, `fail_gpu_time`: sum of `gpus` × `run_s` (GPU
+    seconds) over the GPU jobs of each state group.
+  - Floats are rounded to 3 decimals, half to even (as pandas rounds).
+- **SUSPENDED:** the one SUSPENDED job counts in `job_num` and the time statistics but in no state
+  group, so its row's rates can sum to just under 1 (invisible at 3 decimals).
+- **Output:** part `summary` (the table) and part `vs-published`: every value beside the published
+  one, for the clusters present.
+- **Published:** the whole file (bundled in `data-samples/helios/`).
+- **Differences:** none intended. The job-based definitions are inferred from the published
+  values; `gpu_num` was checked against the real GPU tables bundled in `data-samples/helios/`.
+"##;
 
     /// Every value of the published CSV, keyed `<id>.<column>`.
     fn published() -> Cow<'static, [Published]> {

@@ -24,6 +24,17 @@ impl Analyze for DiurnalSubmissions {
         summary: "Mean GPU jobs submitted per hour, by hour of day, per cluster",
         title: "Diurnal GPU-job submissions",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 2b, notebook H4 (`cluster_diurnal_utilization_tp`).
+
+- **Computes**, per cluster and local hour of day, the GPU jobs (`gpus` ≠ 0) submitted in that hour
+  over the throughput grid, divided by the 181 days of the grid: the mean hourly count, as the
+  notebook gets it by summing [helios.throughput](#heliosthroughput) per hour and averaging by hour
+  of day. Hours without any submission are 0. Part `by-hour`; headline: the busiest hour.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         DIURNAL_SUB_DEF.into()

@@ -24,6 +24,18 @@ impl Analyze for DiurnalUtilization {
         summary: "Mean per-minute GPU allocation share by hour of day, per cluster",
         title: "Diurnal GPU allocation",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 2a, notebook H3 (`cluster_diurnal_utilization_tp`).
+
+- **Computes**, per cluster and local hour of day, the mean of the per-minute `gpu_utilization`
+  of [helios.sequence](#heliossequence) over all grid minutes in that hour (minutes with a null
+  value, i.e. a zero total, left out), × 100. Part `by-hour`; headline: the mean of the 24 hourly
+  means.
+- **Published:** none as numbers (the image shows Saturn highest, about 80-87 %, and Earth
+  lowest, about 68-75 %).
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         DIURNAL_UTIL_DEF.into()

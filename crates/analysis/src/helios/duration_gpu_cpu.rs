@@ -22,6 +22,16 @@ impl Analyze for DurationGpuCpu {
         summary: "GPU-job and CPU-job duration CDFs on the 2^i s grid, per cluster",
         title: "GPU vs CPU job duration",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 5, notebook H7 (`plot_cdf_job_time`).
+
+- **Computes**, per cluster, the grid CDF (t = 2^i s, i = 0..21) of `run_s` of GPU jobs
+  (`gpus` > 0, part `gpu`) and of CPU jobs (`gpus` = 0, part `cpu`); jobs without a duration
+  left out. Headlines: each cluster's median GPU and CPU job duration.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         "Per cluster, helios/jobs GPU jobs (gpus > 0) and CPU jobs (gpus == 0), duration = run_s; y = 100 * count(duration <= t) / count at t = 2^i s, i = 0..21 (the notebook's fixed grid); jobs with no duration excluded.".into()

@@ -22,6 +22,21 @@ impl Analyze for DurationVsPhilly {
         summary: "GPU-job duration CDF on the 2^i s grid, Helios vs Philly",
         title: "GPU-job duration, Helios vs Philly",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 1a, notebook H1 (`compare_philly`).
+
+- **Helios:** GPU jobs of all clusters, `run_s`; y = 100 × count(`run_s` ≤ t) / count at
+  t = 2^i s, i = 0..21 (the grid CDF). Jobs without a duration are left out.
+- **Philly** (when the store holds it): `philly/jobs` with `gpus` > 0 (first attempt), `run_s`
+  (first start to last end, in UTC: see [Philly durations](#time)), every status, on the same
+  grid.
+- **Output:** part `cdf`; headlines: the median duration of each series.
+- **Published:** none.
+- **Differences:** the notebook reads Philly from the artifact's `philly_trace.csv`, which is not
+  published; tracelab uses its Philly store with the ATC'19 notebook's definitions. Without a
+  Philly trace in the store only the Helios series is output.
+"##;
 
     fn definition(_: &()) -> String {
         "GPU jobs (gpus > 0) of all Helios clusters, duration = run_s (raw `duration`); y = 100 * count(duration <= t) / count at t = 2^i s, i = 0..21 (the notebook's fixed grid joined by lines, not an ECDF); jobs with no duration excluded. {philly}".into()

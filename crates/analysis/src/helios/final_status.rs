@@ -24,6 +24,23 @@ impl Analyze for FinalStatus {
         summary: "Final status of CPU vs GPU jobs, and of GPU jobs by GPU count",
         title: "Final job status",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 7, notebook H9 (`bar_completerate_gpu_num`).
+
+- **Table `cpu-vs-gpu`** (Fig 7a, the summary file's `*_rate_cpu` and `*_rate_gpu`): over all
+  jobs, CPU (`gpus` = 0) and GPU (`gpus` > 0); completed = COMPLETED, cancelled = CANCELLED,
+  failed = FAILED, TIMEOUT or NODE_FAIL, each as a share of the kind's jobs (the SUSPENDED job
+  counts in the denominator only).
+- **Table `by-size`** (Fig 7b): GPU jobs of all clusters with exactly g GPUs, g = 1, 2, 4, 8,
+  16, 32, and with 64 or more. Other sizes (3, 6, ...) are left out, as the notebook's equality
+  tests leave them out. Here failed = every state other than COMPLETED and CANCELLED (the
+  notebook's rule, so SUSPENDED counts as failed in this table).
+- **Published:** CPU jobs 90.9 / 3.0 / 6.1 %, GPU jobs 62.4 / 22.1 / 15.5 % completed / cancelled
+  / failed (the summary file's `total` row).
+- **Differences:** Fig 7a upstream reads the summary file; tracelab computes it from the jobs with
+  the summary's definitions.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("cpu.completed", 90.9, "%", SOURCE),
         Published::new("cpu.cancelled", 3.0, "%", SOURCE),

@@ -24,6 +24,21 @@ impl Analyze for GpuTimeByStatus {
         summary: "Share of GPU time by final status, Helios vs Philly",
         title: "GPU time by final status",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 1b, notebook H2 (`compare_philly`).
+
+- **Computes** GPU time (sum of `gpus` × `run_s`) per final status over GPU jobs, and each
+  status's share of the sum of the three. Helios (all clusters): Completed = COMPLETED, Canceled
+  = CANCELLED, Failed = FAILED, TIMEOUT and NODE_FAIL. Philly (when present): Pass, Killed,
+  Failed over `philly/jobs` with `gpus` > 0 and a `run_s` (in UTC: see
+  [Philly durations](#time)). Part `gpu-time` and headlines.
+- **Published:** Helios 51.3 / 39.4 / 9.3 %, Philly 31.3 / 32.6 / 36.1 % (the notebook's bar
+  labels).
+- **Differences:** the notebook takes the Helios numbers from the `total` row of
+  `helios_cluster_summary.csv` and Philly from its unpublished `philly_trace.csv`; tracelab
+  computes both from the jobs, with the same state grouping as the summary table.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("helios.completed", 51.3, "%", SOURCE),
         Published::new("helios.canceled", 39.4, "%", SOURCE),

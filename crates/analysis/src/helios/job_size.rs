@@ -25,6 +25,17 @@ impl Analyze for JobSize {
         summary: "CDF of GPU-job size and share of GPU time by job size, per cluster",
         title: "GPU job size",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 6, notebook H8 (`plot_cdf_job_gpu_num`).
+
+- **Computes**, per cluster over GPU jobs, at g = 1, 2, 4, 8, 12, 16, 24, 32, 40, 48, 56, 64, 80:
+  part `jobs` = 100 × count(`gpus` ≤ g) / count; part `gpu-time` = 100 × sum of `gpus` × `run_s`
+  over jobs with `gpus` ≤ g / the total (jobs without `run_s` add no GPU time). The point 80
+  stands for `gpus` ≤ 2048, i.e. every job (the figure labels it "> 64").
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         "Per cluster, helios/jobs GPU jobs (gpus > 0): at g in 1,2,4,8,12,16,24,32,40,48,56,64,80: jobs = 100 * count(gpus <= g) / count; gpu-time = 100 * sum(gpus * run_s | gpus <= g) / sum(gpus * run_s) (jobs without run_s add no GPU time). The point 80 stands for gpus <= 2048 (drawn as '>64', Fig 6).".into()

@@ -26,6 +26,19 @@ impl Analyze for Monthly {
         summary: "GPU jobs per month (single vs multi-GPU) and monthly mean GPU allocation, per cluster",
         title: "Monthly GPU jobs and allocation",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 3, notebook H5 (`monthly_util`; `trace_parser.py` `parse_monthly_job` and
+`parse_monthly_util`).
+
+- **Table `jobs`:** per cluster and month of `submit_time` (local; months 4 to 9): all jobs, CPU
+  jobs, GPU jobs, one-GPU jobs and multi-GPU jobs.
+- **Curves:** `utilization`, the monthly mean of the per-minute `gpu_utilization` (capped), and
+  `utilization-split`, the monthly means of `gpu_utilization_multi` and `_single` (not capped),
+  all × 100, by the minute's local month.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         MONTHLY_DEF.into()

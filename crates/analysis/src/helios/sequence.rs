@@ -205,6 +205,28 @@ impl Analyze for Sequence {
         summary: "Per-minute running GPU jobs, allocated GPUs and allocation share of the day's GPUs, per cluster",
         title: "Per-minute GPU allocation sequence",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors HeliosArtifact `trace_parser.py` `parse_sequence` (its `cluster_sequence.csv`), the
+input of SC'21 Fig 2a and Fig 3.
+
+- **Jobs:** GPU jobs with a start and an end. Times are local minutes, floored (seconds
+  dropped). A job runs at minute t when floor(start) ≤ t ≤ floor(end), both ends included.
+- **Grid:** every minute from 2020-04-01 00:00 to 2020-09-28 23:59 local, restricted to the days
+  present in `helios/vc_gpus`. A job that started before the grid counts from its first minute.
+- **Columns per minute:** `running_gpujob_num` (jobs running), `running_gpu_num` (their GPUs,
+  capped at the day's total), `running_gpu_multi` (GPUs of running jobs with more than one GPU),
+  `running_gpu_single` (of one-GPU jobs), `total_gpu_num` (the day's GPUs, summed over VCs),
+  `gpu_utilization` = round(`running_gpu_num` / `total_gpu_num`, 3), and
+  `gpu_utilization_multi`, `gpu_utilization_single` (same division, not capped). Rounding is half
+  to even on the third decimal, as numpy rounds. A day whose total is 0 gives null shares.
+- **Output:** part `sequence`, one curve per cluster of the chosen column against minutes since
+  2020-04-01 00:00 local; headlines: the mean of the column over the grid minutes, and the number
+  of grid minutes.
+- **Published:** none.
+- **Differences:** upstream loops over jobs; tracelab sums start and end events and takes running
+  sums (same result). A zero total gives null instead of a division by zero.
+"##;
 
     fn definition(_: &SequenceParams) -> String {
         SEQ_DEFINITION.into()

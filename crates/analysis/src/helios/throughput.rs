@@ -77,6 +77,21 @@ impl Analyze for Throughput {
         summary: "Jobs, GPU jobs and GPUs submitted, started and ended per 10-minute bin, per cluster",
         title: "10-minute job throughput",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors HeliosArtifact `trace_parser.py` `parse_throughput` (its `cluster_throughput.csv`), the
+input of SC'21 Fig 2b.
+
+- **Bins:** 10-minute bins [t, t + 10 min) from 2020-04-01 00:00 to the bin starting 2020-09-28
+  23:50 local, 26,064 bins. Times are not floored.
+- **Per bin and each of submit, start and end time:** `*_job_all` = jobs whose time falls in the
+  bin (every job), `*_gpu_job` = those with `gpus` ≠ 0, `*_gpu_num` = the sum of their `gpus`.
+- **Output:** part `throughput`, one curve per cluster with every bin (0 where nothing happened),
+  x = bin start in minutes since 2020-04-01 00:00 local; headlines: the column's total over the
+  grid.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &ThroughputParams) -> String {
         TP_DEFINITION.into()

@@ -37,6 +37,18 @@ impl Analyze for UserCompletion {
         summary: "Histogram of per-user GPU-job completion rates over all of Helios",
         title: "Per-user GPU-job completion rate",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 9b, notebook H12.
+
+- **Per user**, Helios-wide (users keyed by `user` across the four clusters, as `parse_user` on
+  the merged log): completion rate = 100 × COMPLETED GPU jobs / GPU jobs.
+- **Histogram** (part `histogram`): 10 equal bins from the smallest to the largest rate, the last
+  bin closed (seaborn `histplot(bins=10)`). Headlines: users, mean rate, and the shares of users
+  at 100 % and at 0 %.
+- **Published:** none.
+- **Differences:** none with the default.
+"##;
 
     fn definition(_: &UserCompletionParams) -> String {
         USER_COMPLETION_DEF.into()

@@ -22,6 +22,16 @@ impl Analyze for UserQueue {
         summary: "Concentration of GPU-job queueing time over users, per cluster",
         title: "User concentration of GPU queueing",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 9a, notebook H11 (`plot_cdf_pend_user`).
+
+- **Computes** the curve of [helios.user-time](#heliosuser-time) for `total_gpu_pend_time` =
+  sum of `queue_s` over the user's GPU jobs, per cluster. Part `gpu-queue`; headlines: Gini and
+  users per cluster.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         format!("{LORENZ_DEF} total_gpu_pend_time = sum of queue_s (raw `queue`) over the user's GPU jobs (gpus > 0).")

@@ -22,6 +22,22 @@ impl Analyze for UserTime {
         summary: "Concentration of GPU time and CPU-only time over users, per cluster",
         title: "User concentration of GPU and CPU time",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 8, notebook H10 (`plot_cdf_time_user`).
+
+- **Per cluster and user** (every user with a job in that cluster): `total_gpu_time` = sum of
+  `gpus` × `run_s` over the user's GPU jobs; `total_cpu_only_time` = sum of `cpus` × `run_s`
+  over the user's CPU jobs (`parse_user`'s CPU time minus its GPU-job part).
+- **Curves** (parts `gpu-time`, `cpu-time`): users sorted by the total, largest first, users with
+  0 included; point i = (100 × i / (users − 1), 100 × share of the total held by the top i + 1
+  users). The x values are the notebook's `np.linspace(0, 100, users)`; a single user sits at
+  x = 0.
+- **Headlines:** per cluster, the Gini coefficient of each total (Σ (2i − n − 1) x₍ᵢ₎ /
+  (n Σ x) over ascending values) and the number of users.
+- **Published:** none.
+- **Differences:** none; the Gini is tracelab's addition.
+"##;
 
     fn definition(_: &()) -> String {
         format!("{LORENZ_DEF} total_gpu_time = sum of gpus * run_s over the user's GPU jobs (gpus > 0); total_cpu_only_time = sum of cpus * run_s over the user's CPU jobs (gpus == 0), i.e. parse_user's total_cpu_time minus its GPU-job part.")

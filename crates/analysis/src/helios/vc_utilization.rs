@@ -99,6 +99,31 @@ impl Analyze for VcUtilization {
         summary: "Per-minute GPU allocation of the largest VCs over a month (box stats), with their jobs' mean GPUs, duration and queueing",
         title: "Per-VC GPU allocation",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors SC'21 Fig 4, notebook H6 (`box_vc_utilization`).
+
+- **VCs:** the `top` VCs of `cluster` with the most GPUs (more than 0) in `helios/vc_gpus` on the
+  first day of `month`; ties in the raw file's column order.
+- **Per VC:** the per-minute sequence of [helios.sequence](#heliossequence) over the VC's GPU jobs
+  with the VC's daily GPUs as capacity (allocation = round(min(running, VC GPUs) / VC GPUs, 3);
+  null on a day the VC has 0 GPUs), over the month's local minutes except day `exclude-day`, ×
+  100. Box statistics: Q1, median, Q3 (linear), whiskers at the most extreme minute within 1.5 ×
+  IQR (seaborn's default), mean.
+- **Per VC, from its jobs:** the mean GPUs per GPU job, mean `run_s` and mean `queue_s`, over all
+  the cluster's GPU jobs of that VC (the whole trace, not only the month, as the notebook reads its
+  whole log), and the last two min-max normalized across the listed VCs × 100 (the figure's lower
+  panel). Part `box`; headlines: mean allocation and mean GPUs per job per VC.
+- **Published** (only with all four defaults): the figure's mean GPUs per job labels, vc6YE 9.9,
+  vcvlY 15.3, vchbv 1.1, vcMod 8.4, vc3sl 4.2, vcLJZ 12.4, vcpDC 2.6, vcTJs 9.1, vc8Sj 5.5, vccaA
+  2.6; and the mean allocation per VC, which tracelab recomputed from the per-VC sequence files
+  the artifact ships: 93.28, 69.63, 42.48, 52.98, 64.81, 90.10, 94.07, 75.42, 51.52, 46.24 % in
+  the same order.
+- **Differences:** the notebook reads precomputed per-VC sequence files; tracelab computes them
+  from the jobs. The notebook removes nine named VCs before ranking; all nine have 0 GPUs on
+  2020-05-01, and tracelab removes every VC with 0 GPUs that day, which leaves the same ten.
+  Exclusion of day 10 is the notebook's ("Filter May 10th").
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("vc6YE.mean", 93.28, "%", RECOMPUTED).when(FIG4),
         Published::new("vc6YE.avg-gpus", 9.9, "GPUs", LABELS).when(FIG4),

@@ -36,6 +36,24 @@ impl Analyze for AllocationByGpuType {
         summary: "time-averaged allocated CPU and GPU share per machine by GPU type; V100 machine x time load matrix",
         title: "Allocated CPU and GPU by GPU type",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Sec 4 (paper only).
+
+- **Instances:** `dfw` rows placed on a `machine_spec` machine (inner join) with both times and
+  `end_time > start_time`. The *window* runs from their earliest start to their latest end.
+- **Per machine:** allocated CPU = 100 × sum of (`plan_cpu_pct`/100 × runtime) / (`cap_cpu` ×
+  window); allocated GPU likewise with `plan_gpu_pct` and `cap_gpu`. Missing plans count 0.
+- **Per GPU type and tier:** the mean over the machines that hosted at least one instance. Tiers:
+  weak = MISC, P100, T4; high-end = V100, V100M32. Part `by-type`; headlines per tier.
+- **V100 load matrix** (part `v100-load`): for the machines of type V100 and each `bin`, 100 ×
+  sum over instances of (`plan_gpu_pct`/100 × the seconds of the bin they cover) / (`cap_gpu` ×
+  bin length). Every V100 machine with an instance and every bin of the V100 window appear,
+  zeros included.
+- **Published:** weak-GPU machines 77 % CPU and 74 % GPU allocated; high-end 35 % and 49 %
+  (NSDI'22 Sec 4).
+- **Differences:** no upstream code; the time averaging over one window is tracelab's choice.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("weak cpu", 77.0, "%", SOURCE),
         Published::new("weak gpu", 74.0, "%", SOURCE),
@@ -47,10 +65,10 @@ impl Analyze for AllocationByGpuType {
         format!(
             "instances = dfw rows placed on a machine_spec machine (inner join) with start and end times (end > \
              start); window = earliest start to latest end of those instances ({{window_s}} s). Per machine: \
-             allocated CPU = 100 * sum(plan_cpu/100 * runtime) / (cap_cpu * window), GPU likewise with plan_gpu and \
+             allocated CPU = 100 * sum(plan_cpu_pct/100 * runtime) / (cap_cpu * window), GPU likewise with plan_gpu_pct and \
              cap_gpu (null plans 0); per GPU type and tier the mean over machines that hosted at least one instance \
              (weak = MISC, P100, T4; high-end = V100, V100M32). v100-load: V100 machines (gpu_type V100) x {} s \
-             bins, value = 100 * sum over instances of plan_gpu/100 * seconds of the bin they cover / (cap_gpu * \
+             bins, value = 100 * sum over instances of plan_gpu_pct/100 * seconds of the bin they cover / (cap_gpu * \
              bin length); every V100 machine with an instance and every bin of the window, zeros included",
             p.bin.0
         )

@@ -21,6 +21,19 @@ impl Analyze for CpuTimeSplit {
         summary: "machine CPU iowait, usr and kernel shares over all machine_metric rows",
         title: "Machine CPU iowait, usr and kernel",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 8b, notebook cell A18.
+
+- **Reads** every `pai/machine_metric` row (one per instance; machine-level values averaged over
+  that instance's lifetime).
+- **Computes** the distributions of `machine_cpu_iowait_pct`, `machine_cpu_usr_pct` and
+  `machine_cpu_kernel_pct` (%), nulls dropped (part `cpu`), and the headline mean iowait / (mean usr +
+  mean kernel).
+- **Published:** iowait is about 1/1000 of CPU time (NSDI'22 Sec 4.2).
+- **Differences:** none in the curves; the headline ratio is tracelab's reading of the paper's
+  sentence.
+"##;
     const PUBLISHED: &'static [Published] =
         &[Published::new("iowait_over_cpu", 0.001, "", "NSDI'22 Sec 4.2 (about 1/1000 of CPU time)")];
 

@@ -64,7 +64,7 @@ pub fn sensor_times(ctx: &Ctx, cols: &[&str]) -> Result<LazyFrame> {
 /// an analysis asks once for the columns it needs and derives everything
 /// from the result.
 fn frame(ctx: &Ctx, frame: Frame, cols: &[&str]) -> Result<LazyFrame> {
-    if let Some(df) = derived::select(&ctx.store, frame, cols)? {
+    if let Some(df) = derived::select(ctx, frame, cols)? {
         return Ok(df.lazy());
     }
     let projection: Vec<Expr> = cols.iter().map(|c| col(*c)).collect();

@@ -24,6 +24,19 @@ impl Analyze for GangAndConstraints {
         summary: "instances and GPU demand in gang tasks (inst_num >= 2); tasks that name a GPU type",
         title: "Gang tasks and GPU-type constraints",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Sec 3 (paper only; the gang threshold follows notebook cell A2).
+
+- **Reads** `dfa`: `inst_num`, `plan_gpu_pct`, `gpu_type_spec`.
+- **Computes** instances = sum of `inst_num`; a *gang* task has `inst_num` ≥ 2; GPU demand =
+  sum of `inst_num` × `plan_gpu_pct`/100 (a missing plan counts 0). Headlines: the share of instances
+  in gang tasks, the share of GPU demand from gang tasks, and the share of tasks whose job names a
+  GPU type (`gpu_type_spec` not null).
+- **Published:** about 85 % of instances in gang tasks, 79 % of GPU demand, 6 % of tasks
+  constrain their GPU type (NSDI'22 Sec 3).
+- **Differences:** no upstream code.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("gang_instances", 85.0, "%", SOURCE),
         Published::new("gang_gpu_demand", 79.0, "%", SOURCE),
@@ -32,7 +45,7 @@ impl Analyze for GangAndConstraints {
 
     fn definition(_: &()) -> String {
         "dfa (tasks with a job and instance rows). instances = sum of inst_num (notebook A2); gang task = \
-         inst_num >= 2; GPU demand = sum of inst_num * plan_gpu / 100 (plan per instance, issue #129; null \
+         inst_num >= 2; GPU demand = sum of inst_num * plan_gpu_pct / 100 (plan per instance, issue #129; null \
          plan = 0); GPU-type constraint = group_tag gpu_type_spec not null, share of dfa tasks"
             .into()
     }

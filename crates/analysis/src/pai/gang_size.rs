@@ -21,6 +21,19 @@ impl Analyze for GangSize {
         summary: "share of instances in tasks with at least N instances, N = 2..600",
         title: "Instances in gang tasks",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 2b, notebook cell A2.
+
+- **Reads** `dfa.inst_num`.
+- **Computes**, for each threshold N in 2, 4, ..., 298 and then 300, 320, ..., 600 (165 values),
+  100 × (sum of `inst_num` over tasks with `inst_num` ≥ N) / (sum of `inst_num` over all tasks):
+  the share of instances that belong to tasks of at least N instances. Part `share`, a curve.
+- **Published:** the paper's "about 85 % of instances are in gang tasks" is checked by
+  [pai.gang-and-constraints](#paigang-and-constraints).
+- **Differences:** none. (The notebook also computes the task share per threshold but does not
+  plot it; tracelab does not output it.)
+"##;
 
     fn definition(_: &()) -> String {
         "dfa; for N in 2,4,..,298,300,320,..,600: 100 * sum(inst_num of tasks with inst_num >= N) / \

@@ -34,7 +34,7 @@ choice! {
 const MULTI_GPU: Param<MultiGpu> = Param::choice(
     "multi-gpu",
     "include",
-    "instances with plan_gpu > 100 (one named device in the sensor): include or exclude",
+    "instances with plan_gpu_pct > 100 (one named device in the sensor): include or exclude",
 );
 const HOT: Param<f64> = Param::number("hot", "95", "GPU utilization (%) above which a GPU-bin is hot");
 
@@ -61,6 +61,30 @@ impl Analyze for GpuSharing {
         summary: "GPUs occupied vs needed without sharing per time bin; hot (>95 %) GPU-bins and how many are shared",
         title: "GPU sharing: occupied vs needed GPUs over time",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 9 (paper only; tracelab's reconstruction).
+
+- **Instances:** `dfws` rows with a `gpu_name` and a `machine`, `plan_gpu_pct` > 0, and a covered time
+  (bins as in [pai.machine-util](#paimachine-util)). With `multi-gpu=exclude`, only instances with
+  `plan_gpu_pct` ≤ 100.
+- **A GPU** is a (machine, `gpu_name`) pair. The sensor names one device per instance, so an
+  instance asking for several GPUs occupies one named GPU here.
+- **Per bin:** *occupied* = GPUs with at least one covering instance; *needed* = sum of
+  ⌈`plan_gpu_pct`/100⌉ over covering instances (what they would take without sharing). Part `ratio`:
+  the distribution of 100 × occupied / needed over bins with needed > 0; part `over-time`: the
+  same as a curve in hours since the first bin.
+- **Hot GPUs.** The utilization of a GPU in a bin = sum over its covering instances of
+  `gpu_wrk_util_pct` / ⌈`plan_gpu_pct`/100⌉ (missing utilization counts 0). A GPU-bin is *hot* above
+  `hot` %, and *shared* with more than one covering instance.
+- **Headlines:** saving = 100 × (1 − sum of occupied / sum of needed over the bins); the median
+  ratio; hot GPU-bins as a share of occupied GPU-bins; hot and shared GPU-bins as a share of hot
+  ones and of all occupied ones.
+- **Published:** sharing saves about 50 % of GPUs; about 7 % of GPUs run above 95 %
+  utilization, and 4.5 % host several instances (NSDI'22 Sec 5, Fig 9). The text can be read as
+  4.5 % of the hot GPUs or of all GPUs; both are output.
+- **Differences:** no upstream code; the occupancy and utilization rules are tracelab's.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("saving", 50.0, "%", SOURCE),
         Published::new("hot", 7.0, "%", SOURCE),
@@ -288,12 +312,12 @@ fn definition(p: &SharingParams) -> String {
     let (bin_s, hot) = (p.bin.0, p.hot);
     format!(
         "tracelab reconstruction; instances = dfws rows (dfw with a pai/sensor row, inner join on worker_name) with \
-         gpu_name and machine not null, plan_gpu > 0 ({} multi-GPU instances, plan_gpu > 100), covering the {bin_s} s \
+         gpu_name and machine not null, plan_gpu_pct > 0 ({} multi-GPU instances, plan_gpu_pct > 100), covering the {bin_s} s \
          bins their [start_time, end_time) overlaps. Per bin: occupied = distinct (machine, gpu_name) with a covering \
-         instance; needed = sum of ceil(plan_gpu / 100) over covering instances; ratio = 100 * occupied / needed (bins \
+         instance; needed = sum of ceil(plan_gpu_pct / 100) over covering instances; ratio = 100 * occupied / needed (bins \
          with needed > 0, from the first to the last event; the Dist counts every bin); saving = 1 - sum(occupied) / \
          sum(needed) over bins. GPU utilization of a (machine, gpu_name) in a bin = sum over covering instances of \
-         gpu_wrk_util / ceil(plan_gpu / 100) (null util 0); hot = above {hot} %; shared = more than one covering \
+         gpu_wrk_util_pct / ceil(plan_gpu_pct / 100) (null util 0); hot = above {hot} %; shared = more than one covering \
          instance; shares over occupied GPU-bins",
         p.multi_gpu.name()
     )

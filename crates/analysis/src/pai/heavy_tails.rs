@@ -82,6 +82,29 @@ impl Analyze for HeavyTails {
             "tails of requests, usage, runtime, per-user counts and gang sizes: quantiles, top-k share, Hill, fits",
         title: "Heavy tails of requests, usage, runtime and per-user counts",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors the NSDI'22 Sec 3 skew statements (paper only).
+
+- **Variables** (one row each in part `tails`, one distribution each in part `cdf`): per-instance
+  requests `plan_gpu_pct`/100, `plan_cpu_pct`/100, `plan_mem_gib` (`dfw`); per-instance usage
+  `gpu_wrk_util_pct`/100, `cpu_usage_pct`/100, `avg_mem_gib` (`dfws`); instance runtime `run_s` (`dfw`);
+  task runtime `runtime_i` (`dfa`); instances per user (`dfw` rows per user); tasks per user
+  (`dfa` rows per user); gang size `inst_num` (`dfa`). Nulls and non-finite values dropped.
+- **Per variable:** n, mean, P50, P90, P99, P99.9, max; the share of the total held by the
+  largest ⌈1 % · n⌉ and ⌈5 % · n⌉ samples; the Gini coefficient; the Hill tail index from the k
+  largest samples (k from `hill-k`, at least 1; null when infinite); a log-normal fit (maximum
+  likelihood on ln x, x > 0) and a power-law fit (Clauset, Shalizi and Newman: x_min chosen by the
+  smallest KS distance among 40 quantile candidates in [0, 0.95]); `better_tail_model` is the one
+  with the smaller KS distance on the power-law tail. No fit below 50 positive samples.
+- **Headlines** and part `lorenz-users` (instances per user, users sorted by count, largest
+  first): the share of instances submitted by the top 5 % of users, and the per-user counts at
+  P95 and P50.
+- **Published:** the top 5 % of users submit about 77 % of instances, each more than 17.5k; the
+  bottom half submit fewer than 180 each (NSDI'22 Sec 3).
+- **Differences:** no upstream code. In `dfw` the user comes from the group-tag table, so
+  instances of untagged jobs count as one null "user" here.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("top5_users", 77.0, "%", SOURCE),
         Published::new("users_p95", 17_500.0, "instances", SOURCE),
@@ -248,8 +271,8 @@ fn heavy_tails(ctx: &Ctx, hill_k: HillK, out: &mut Output) -> Result<()> {
 
 fn definition(k_spec: HillK) -> String {
     format!(
-        "requests: per-instance plan_gpu/100, plan_cpu/100, plan_mem over dfw rows (one per worker); usage: \
-         gpu_wrk_util/100, cpu_usage/100, avg_mem over dfws rows (instances with a sensor row); runtimes: instance run_s \
+        "requests: per-instance plan_gpu_pct/100, plan_cpu_pct/100, plan_mem_gib over dfw rows (one per worker); usage: \
+         gpu_wrk_util_pct/100, cpu_usage_pct/100, avg_mem_gib over dfws rows (instances with a sensor row); runtimes: instance run_s \
          (dfw) and the task's mean instance runtime runtime_i (dfa, Fig 4a); per-user counts: dfw rows and dfa rows per \
          user; gang size: dfa inst_num. Nulls and non-finite values dropped. top-k share = sum of the largest \
          ceil(k * n) samples / sum of all; Gini over the samples; Hill alpha from the k = {k_spec} largest samples \

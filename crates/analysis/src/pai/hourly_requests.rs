@@ -23,11 +23,24 @@ impl Analyze for HourlyRequests {
         summary: "CPU, GPU and memory requested per hour over one week, by instance start",
         title: "Resources requested per hour over one week",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors notebook cell A5 (no paper figure).
+
+- **Reads** `dfw`: each worker's instance `start_time` and its task's per-instance plans.
+- **Computes**, per `hourofyear` of the instance start (as in
+  [pai.hourly-submissions](#paihourly-submissions)), the sums of `plan_cpu_pct`/1000 (units of 10
+  vCPU), `plan_gpu_pct`/100 (GPUs) and `plan_mem_gib`/100 (units of 100 GiB), the scales the notebook
+  plots. Part `requests`, three curves.
+  Hours 0 to 167, as the notebook plots this cell (`hour < 24*7`; A3 plots one hour more).
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(p: &WeekParams) -> String {
         format!(
             "dfw (one row per worker with its task's per-instance plans), instance start_time in Asia/Shanghai; \
-             per hourofyear the sums of plan_cpu/1000 (10 CPU cores), plan_gpu/100 (GPUs), plan_mem/100 (100 GiB) \
+             per hourofyear the sums of plan_cpu_pct/1000 (10 CPU cores), plan_gpu_pct/100 (GPUs), plan_mem_gib/100 (100 GiB) \
              as the notebook scales them; hour = hourofyear - {}; hours 0..167 (the notebook's A5 range; A3 \
              plots 0..168); hours without instances are absent (as upstream)",
             p.offset

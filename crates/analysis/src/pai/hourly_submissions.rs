@@ -21,6 +21,19 @@ impl Analyze for HourlySubmissions {
         summary: "tasks submitted per hour over one week (Sunday 00:00 UTC+8 = hour 0)",
         title: "Task submissions per hour over one week",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 3a, notebook cell A3.
+
+- **Reads** `dfa.start_time` (the task's start, the notebook's "submission").
+- **Computes** tasks per local hour. Each task's start is taken in Asia/Shanghai; its
+  `hourofyear` is day-of-year (1-based) × 24 + hour; `hour = hourofyear − offset`. Hours 0 to
+  168 are kept. Hour 0 is `hourofyear` 600 by default, i.e. 25 January 00:00 local, a Sunday, so
+  the week runs Sunday to Saturday. Hours with no task are absent rather than 0. Part `tasks`, a
+  curve.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(p: &WeekParams) -> String {
         format!(

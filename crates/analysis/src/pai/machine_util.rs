@@ -1,26 +1,9 @@
-//! Machine utilization over time by machine class (NSDI'22 Sec 4.1, Fig 7):
-//! per time bin the P50 and P90 across the 2-GPU and across the 8-GPU
-//! machines of their GPU, CPU, memory and GPU-memory utilization, then the
-//! CDF of those values over the bins. Paper only: the public data has no
-//! per-time series (`docs/definitions.md#paimachine-util`, upstream #166/#226),
-//! so this is OUR reconstruction, labelled as such:
-//!
-//! - GPU and CPU: `pai/machine_metric` rows are machine-level averages over
-//!   one instance's lifetime. A machine's value in a bin is the unweighted
-//!   mean of `machine_gpu_pct` (resp. `machine_cpu_pct`) over its rows whose
-//!   `[start_time, end_time)` overlaps the bin (they describe the same
-//!   machine over overlapping windows). `machine_gpu_pct` is taken as % of
-//!   the machine's GPU capacity, NOT divided by `cap_gpu` (it is already a
-//!   machine-level utilization; upstream #231 reports values above 100,
-//!   which are kept).
-//! - Memory: sum of `avg_mem_gib` of the covering `pai/sensor` rows (times
-//!   from the worker's instance row, `dfiw`) / `cap_mem_gib`, in %.
-//! - GPU memory: sum of `avg_gpu_wrk_mem_gib` of the covering sensor rows /
-//!   (`cap_gpu` x GPU memory per type, [`gpu_mem_gib`]), in %.
-//! - A machine that appears in the trace (machine_metric or sensor rows) but
-//!   has no covering row in a bin counts as idle (0 %) with `idle=zero` (the
-//!   default: nothing runs there) or is left out with `idle=absent`.
-//! - Class from `machine_spec.cap_gpu` (2 or 8; CPU-only machines excluded).
+//! Machine utilization over time by machine class (NSDI'22 Sec 4.1, Fig 7),
+//! paper only: the public data has no per-time series (upstream #166/#226),
+//! so this is tracelab's reconstruction. Its definition (covering rule,
+//! means and sums per machine and bin, idle machines, classes) is
+//! [`MachineUtil::DOC`], the one text `docs/definitions.md` and
+//! `tracelab analyze pai.machine-util --describe` print.
 //!
 //! Method: sort-and-sweep over change events per machine and bin
 //! ([`super::bins`]), never the rows x bins product.
@@ -86,6 +69,40 @@ impl Analyze for MachineUtil {
             "CDF over time bins of the P50/P90 machine GPU, CPU, memory and GPU-memory utilization, 2-GPU vs 8-GPU",
         title: "Machine utilization over time, P50/P90 by machine class",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 7. Paper only: the public data has no per-time series, so this is
+tracelab's reconstruction.
+
+- **Idea.** The paper takes, at each sampling time, the P50 and the P90 of machine utilization
+  across the 2-GPU machines and across the 8-GPU machines, then plots the CDF of those values
+  over time, for GPU, CPU, memory and GPU memory.
+- **Time.** Time is cut into bins of `bin` seconds (epoch-aligned). A row *covers* the bins its
+  `[start_time, end_time)` overlaps; rows with a null time or `end_time ≤ start_time` cover
+  none.
+- **Per machine and bin:**
+  - *gpu*, *cpu*: the unweighted mean of `machine_gpu_pct` (resp. `machine_cpu_pct`) over the
+    `pai/machine_metric` rows of that machine covering the bin. `machine_gpu_pct` is used as it is
+    (percent of the machine's GPUs), not divided by `cap_gpu`; values above 100 are kept.
+  - *mem*: 100 × sum of `avg_mem_gib` over the covering `pai/sensor` rows / `cap_mem_gib`. A sensor row
+    is timed by its worker's `dfiw` row (inner join on `worker_name`).
+  - *gpu-mem*: 100 × sum of `avg_gpu_wrk_mem_gib` over the covering sensor rows / (`cap_gpu` × GPU
+    memory per GPU: V100 16, V100M32 32, P100 16, T4 16 GiB, MISC the `misc-gpu-mem`
+    parameter).
+  - Nulls are skipped.
+- **Machines.** Those of `machine_spec` with `cap_gpu` 2 (class 2-GPU) or 8 (8-GPU) that have at
+  least one machine-metric or sensor row; CPU-only machines are excluded. A machine with no
+  covering row in a bin counts as 0 % (`idle=zero`) or is left out (`idle=absent`).
+- **Output.** Per bin and class, P50 and P90 across machines (linear). Parts `gpu`, `cpu`,
+  `mem`, `gpu-mem` hold, per class, the distributions of those P50 and P90 values over the bins
+  from the first to the last covered bin (bins with no machine left out).
+- **Published:** P90 GPU utilization varies between about 40 % and 100 %; P90 memory and GPU
+  memory utilization stay below 60 % almost always (NSDI'22 Sec 4.1). Headlines: the lowest and
+  highest P90 GPU bin per class, and the share of bins with P90 memory (and GPU memory) below
+  60 %.
+- **Differences:** no upstream code exists. All the choices above (covering rule, mean of
+  overlapping rows, sums for memory, GPU memory per type, idle handling) are tracelab's.
+"##;
     /// The paper's Fig 7 statements: P90 GPU utilization varies between
     /// about 40 % and 100 %; memory and GPU-memory P90 stay below 60 %
     /// almost always.

@@ -21,11 +21,23 @@ impl Analyze for NetworkInput {
         summary: "instance network input, 8 * read / 1024^3 (Gbps as the notebook labels it)",
         title: "Network input per instance",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 8a, notebook cell A17.
+
+- **Reads** `dfws.read` (the instance's sensor `read`, bytes).
+- **Computes** the distribution over instances of 8 × `read` / 1024³, which the notebook labels
+  "Machine network receive (Gbps)" (it treats `read` as bytes per second). Nulls dropped. Part
+  `read`.
+- **Published:** none as a number (the paper: most machines use under half their bandwidth).
+- **Differences:** none. Note that the value is per instance, not the machine-level
+  `machine_net_receive_bytes`.
+"##;
 
     fn definition(_: &()) -> String {
         "dfws (one row per worker with a sensor row); 8 * read / 1024^3, which the notebook labels \
          'Machine network receive (Gbps)': it treats the instance-level `read` as bytes per second \
-         (it is not machine_net_receive); nulls dropped"
+         (it is not machine_net_receive_bytes); nulls dropped"
             .into()
     }
 

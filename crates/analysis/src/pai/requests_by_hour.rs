@@ -20,7 +20,7 @@ choice! {
 const RESOURCE: Param<Resource> = Param::choice(
     "resource",
     "cpu",
-    "requested resource per hour: cpu (plan_cpu/100, vCPU), gpu (plan_gpu/100, GPUs), mem (plan_mem/1000)",
+    "requested resource per hour: cpu (plan_cpu_pct/100, vCPU), gpu (plan_gpu_pct/100, GPUs), mem (plan_mem_gib/1000)",
 );
 
 params! {
@@ -33,9 +33,9 @@ impl Resource {
     /// (per-instance column, divisor, unit as the definition states it).
     fn scaled(self) -> (&'static str, f64, &'static str) {
         match self {
-            Resource::Cpu => ("plan_cpu_pct", 100.0, "vCPU (plan_cpu/100)"),
-            Resource::Gpu => ("plan_gpu_pct", 100.0, "GPUs (plan_gpu/100)"),
-            Resource::Mem => ("plan_mem_gib", 1000.0, "plan_mem/1000 (as upstream)"),
+            Resource::Cpu => ("plan_cpu_pct", 100.0, "vCPU (plan_cpu_pct/100)"),
+            Resource::Gpu => ("plan_gpu_pct", 100.0, "GPUs (plan_gpu_pct/100)"),
+            Resource::Mem => ("plan_mem_gib", 1000.0, "plan_mem_gib/1000 (as upstream)"),
         }
     }
 }
@@ -53,6 +53,19 @@ impl Analyze for RequestsByHour {
         summary: "resources requested per hour of day: box statistics over complete days",
         title: "Resources requested by hour of day",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors notebook cell A6 (no paper figure).
+
+- **Reads** `dfw` rows with a `job_name` (the notebook's filter), instance `start_time` and the
+  per-instance plans.
+- **Computes**, per (local date, local hour) of the instance start, the sum of the per-instance
+  request in the chosen unit; dates missing any hour dropped; box statistics per hour of day as
+  in [pai.submissions-by-hour](#paisubmissions-by-hour). Part `boxes`.
+- **Published:** none.
+- **Differences:** none. The notebook draws only the CPU panel; `gpu` and `mem` use the same
+  helper's other branches.
+"##;
 
     fn definition(p: &RequestsByHourParams) -> String {
         format!(

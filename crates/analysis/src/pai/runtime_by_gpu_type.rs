@@ -22,6 +22,18 @@ impl Analyze for RuntimeByGpuType {
         summary: "runtime CDF per assigned GPU type, Terminated tasks only",
         title: "Runtime by GPU type (Terminated tasks)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors notebook cell A12 (no paper figure).
+
+- **Reads** `dfa` columns `status`, `gpu_type`, `runtime_i`.
+- **Computes**, for tasks whose own `status` is Terminated, the distribution of `runtime_i`
+  (seconds) per GPU type T4, MISC, P100, V100, V100M32. The type is the one in the task table,
+  i.e. the type the task was given. Part `by-type`.
+- **Published:** none.
+- **Differences:** none. This is the only notebook cell that filters on status; every other PAI
+  analysis counts tasks of every status.
+"##;
 
     fn definition(_: &()) -> String {
         "dfa with task status == Terminated (the notebook's only status filter); runtime_i (mean \

@@ -25,6 +25,23 @@ impl Analyze for RuntimeVsPhilly {
         summary: "task runtime (mean instance runtime) CDF, PAI vs Philly",
         title: "Task runtime, PAI vs Philly",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 4a, notebook cell A7.
+
+- **Reads** `dfa.runtime_i` (mean instance runtime of each task, seconds), and Philly runtimes.
+- **Computes** two distributions in seconds (part `runtime`): PAI task runtimes (nulls dropped),
+  and Philly job runtimes.
+- **Philly series.** When the store also holds the Philly trace, it is `philly/jobs.run_s`
+  (last attempt end minus first attempt start in UTC, see [Philly durations](#time); every job
+  with a value). Otherwise it is
+  `philly_runtime.csv`, the 83,154 Philly runtimes (seconds) the PAI owners ship next to their
+  notebook, which ingest reads with the PAI trace into `pai/philly_runtimes` when the file is in
+  the directory (as in `data-samples/`); the definition names which one was used.
+- **Published:** none.
+- **Differences:** upstream always uses `philly_runtime.csv`, whose generating code is not
+  published; with a Philly store tracelab uses its own Philly runtimes instead.
+"##;
 
     fn definition(_: &()) -> String {
         "PAI: dfa runtime_i, the mean runtime of the task's instances (s), nulls dropped; Philly: {philly}".into()

@@ -22,6 +22,20 @@ impl Analyze for SubmissionsByHour {
         summary: "tasks submitted per hour of day: box statistics over complete days",
         title: "Tasks submitted by hour of day",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 3b, notebook cell A4.
+
+- **Reads** `dfa.start_time`.
+- **Computes** tasks per (local date, local hour). Dates that miss any of the 24 hours are
+  dropped, as the notebook does ("not a typical day"). Then, per hour of day, box statistics over
+  the remaining dates: quartiles (linear), whiskers at the most extreme values within 1 × IQR of
+  the box (seaborn `whis=1`), the mean, and `above_mean` = whether that hour's mean is at least
+  the mean over all (date, hour) values (the boxes the notebook colours). Fliers are not drawn
+  upstream and not output. Part `boxes`, a table.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         "dfa, task start_time in Asia/Shanghai; tasks per (date, hour); dates missing any hour dropped \

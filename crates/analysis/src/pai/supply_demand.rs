@@ -27,6 +27,23 @@ impl Analyze for SupplyDemand {
         summary: "vCPU per GPU supplied vs requested by the instances placed there, 8-GPU / 2-GPU / cluster",
         title: "vCPU per GPU: supply vs demand by machine class",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Sec 4 (paper only; the supply side checks against `machine_spec`).
+
+- **Supply** per class: sum of `cap_cpu` / sum of `cap_gpu` over `machine_spec` rows of the class
+  (8-GPU: `cap_gpu` = 8; 2-GPU: `cap_gpu` = 2; cluster: every machine, CPU-only ones included).
+- **Demand** per class: sum of `plan_cpu_pct` / sum of `plan_gpu_pct` over the `dfw` instances placed on
+  a machine of the class (inner join on `machine`; for the cluster every placed instance), with
+  a missing plan counting 0; the percent units cancel. A second, runtime-weighted demand weights
+  each instance by its `run_s` (instances without one drop out).
+- **Output:** part `ratios` (machines, capacities, supply, both demands, published values) and
+  headlines.
+- **Published:** vCPU per GPU supplied vs requested: 8-GPU 12 vs 22.8, 2-GPU 38.1 vs 18.1,
+  cluster 23.2 vs 21.4 (NSDI'22 Sec 4). The supply figures follow from the public
+  `machine_spec` (12.0, 38.14, 23.22).
+- **Differences:** the paper does not say how demand is weighted; tracelab gives both readings.
+"##;
     /// The paper's supply and demand per class; the demand is compared
     /// with both our plain and runtime-weighted ratios.
     const PUBLISHED: &'static [Published] = &[
@@ -43,7 +60,7 @@ impl Analyze for SupplyDemand {
 
     fn definition(_: &()) -> String {
         "supply = sum(cap_cpu) / sum(cap_gpu) over pai/machine_spec rows of the class (8-GPU: cap_gpu 8, \
-         2-GPU: cap_gpu 2, cluster: all machines including CPU-only). demand = sum(plan_cpu) / sum(plan_gpu) \
+         2-GPU: cap_gpu 2, cluster: all machines including CPU-only). demand = sum(plan_cpu_pct) / sum(plan_gpu_pct) \
          (per-instance plans, % units cancel; null plans count 0) over the dfw instances placed on the \
          class's machines (inner join on machine; cluster: every placed instance); time-weighted: each \
          instance weighted by its runtime run_s (instances without one drop out)"

@@ -26,6 +26,19 @@ impl Analyze for TaskShareByGpu {
         summary: "share of tasks per GPU-request bin and per GPU type",
         title: "Share of tasks by GPU request and GPU type",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 5c, notebook cell A11.
+
+- **Reads** `dfa`: `plan_gpu_pct` and `gpu_type`.
+- **Computes** 100 × (tasks in the bin, or of the type) / (tasks with a `plan_gpu_pct`), for the five
+  request bins of [pai.wait-by-gpu-request](#paiwait-by-gpu-request) and the five GPU types.
+  Part `shares` (a table with the published value beside each share) and one headline per row.
+- **Published:** read off the notebook's bar chart, so approximate: < 25 %: 15, [25, 50): 26,
+  [50, 100): 13, 1 GPU: 43, > 1 GPU: 3; T4 22, MISC 67, P100 7, V100 3, V100M32 2 (percent).
+- **Differences:** tracelab counts only tasks with a `plan_gpu_pct` in both panels. Upstream uses
+  that denominator for both panels too, but its type counts include tasks without a `plan_gpu_pct`.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("GPU request: <25%", 15.0, "%", SOURCE),
         Published::new("GPU request: 25-50%", 26.0, "%", SOURCE),
@@ -40,8 +53,8 @@ impl Analyze for TaskShareByGpu {
     ];
 
     fn definition(_: &()) -> String {
-        "dfa; share = 100 * tasks in the bin (or of the type) / tasks with a non-null plan_gpu \
-         (the notebook's denominator for both panels); bins on the per-instance plan_gpu"
+        "dfa; share = 100 * tasks in the bin (or of the type) / tasks with a non-null plan_gpu_pct \
+         (the notebook's denominator for both panels); bins on the per-instance plan_gpu_pct"
             .into()
     }
 

@@ -21,6 +21,16 @@ impl Analyze for TasksPerUser {
         summary: "CDF of tasks per user",
         title: "Tasks per user",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 2a, notebook cell A1.
+
+- **Reads** `dfa.user` (the job's user).
+- **Computes** the number of `dfa` rows per user, and the distribution of that count over users.
+  Part `per-user`.
+- **Published:** none (the notebook draws the curve only).
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         "dfa (tasks with a job and instance rows) grouped by the job's user; tasks per user".into()

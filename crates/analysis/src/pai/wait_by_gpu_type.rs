@@ -22,6 +22,18 @@ impl Analyze for WaitByGpuType {
         summary: "queueing delay CDF per assigned GPU type; V100 vs low-end P90",
         title: "Queueing delay by GPU type",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors NSDI'22 Fig 5b, notebook cell A10.
+
+- **Reads** `dfa`: `gpu_type` and the wait.
+- **Computes** the wait distribution (seconds) per GPU type T4, MISC, P100, V100, V100M32. The
+  type is the task table's `gpu_type`, the type the task was placed on, not the type it asked for
+  (`gpu_type_spec`). Part `by-type`, and part `quantiles` (P50, P90, P99). Null waits dropped.
+- **Headlines:** P90 wait of V100 tasks; P90 wait of low-end tasks (T4, P100 and MISC pooled).
+- **Published:** V100 P90 13,709 s against 360 s for low-end GPUs (NSDI'22 Sec 3.2).
+- **Differences:** none; the low-end pool is tracelab's reading of the paper's "low-end GPUs".
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("v100_p90", 13_709.0, "s", "NSDI'22 Sec 3.2"),
         Published::new("low_end_p90", 360.0, "s", "NSDI'22 Sec 3.2"),

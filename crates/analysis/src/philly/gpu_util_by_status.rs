@@ -27,6 +27,25 @@ impl Analyze for GpuUtilByStatus {
         summary: "Per-GPU-minute utilization CDF by final status and job size (1, 4, 8, 16 GPUs); mean in-use GPU util",
         title: "GPU utilization by final status and job size (ATC'19 Fig 5)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors ATC'19 Fig 5, notebook P4 (`get_utilization_data`).
+
+- **Samples.** For every attempt with a start and an end, step through minutes from the start
+  (floored to the minute) while the minute is before the end. At each minute, every GPU the
+  attempt holds on each of its machines gives one sample: that GPU's column of the machine's
+  `philly/gpu_util` row for the minute, when the row exists and the value is not NA. One sample is
+  one GPU-minute, in %. Every attempt of a job counts, under the job's final status and
+  first-attempt GPU count.
+- **Figure parts** `pass`, `killed`, `failed`: per status, the distributions for jobs of exactly
+  1, 4, 8 and 16 GPUs (the notebook's filter). Part `by-status-size`: GPU-minutes, mean and
+  median for every (status, GPU count).
+- **Headlines:** `mean-in-use`, the mean over every GPU-minute sample of every job with attempts
+  (all sizes and statuses): tracelab's reading of the paper's "average utilization of in-use
+  GPUs"; `mean-fig5`, the mean over the figure's samples only; `gpu-minutes`, the sample count.
+- **Published:** about 52 % average utilization of in-use GPUs (ATC'19 Sec 4).
+- **Differences:** the UTC stepping and matching described above (no `clock` parameter).
+"##;
     const PUBLISHED: &'static [Published] = &[Published::new("mean-in-use", 52.0, "%", "ATC'19 Sec 4 (about 52 %)")];
 
     fn definition(_: &()) -> String {

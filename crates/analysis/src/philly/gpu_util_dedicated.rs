@@ -22,6 +22,18 @@ impl Analyze for GpuUtilDedicated {
         summary: "Per-GPU-minute utilization CDF of 8- and 16-GPU jobs on dedicated servers",
         title: "GPU utilization of large jobs on dedicated servers (ATC'19 Fig 6)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors ATC'19 Fig 6, notebook P5 (`get_utilization_data` with `only_large_jobs` and
+`only_dedicated_servers`).
+
+- **Computes** the samples of [philly.gpu-util-by-status](#phillygpu-util-by-status), restricted to
+  jobs of 8 or 16 GPUs (first attempt) and to attempts on at most GPUs/8 machines (one machine for
+  8 GPUs, two for 16), pooled over statuses. Part `by-size`: one distribution for 8 and one for
+  16 GPUs, in %.
+- **Published:** none.
+- **Differences:** the UTC stepping and matching described above (no `clock` parameter).
+"##;
 
     fn definition(_: &()) -> String {
         format!(

@@ -25,10 +25,21 @@ impl Analyze for HostUtil {
         summary: "Host CPU and memory utilization CDF over all per-minute machine samples",
         title: "Host CPU and memory utilization (ATC'19 Fig 7)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors ATC'19 Fig 7, notebook P6 ("Host Resource Utilization").
+
+- **Computes** two distributions in % (part `host`): CPU = every `philly/cpu_util` row with a
+  value (NA skipped); memory = 100 × (`mem_total_kib` − `mem_free_kib`) / `mem_total_kib` for every
+  `philly/mem_util` row with both values and `mem_total_kib` ≠ 0. One sample per machine-minute.
+- **Published:** none.
+- **Differences:** a memory row with a total but no free value is skipped; the notebook would stop
+  with an error on it.
+"##;
 
     fn definition(_: &()) -> String {
         "CPU: every philly/cpu_util row with a value (NA rows skipped), cpu_util_pct. Memory: every philly/mem_util \
-         row with both values and mem_total != 0: 100 * (mem_total - mem_free) / mem_total. One sample per \
+         row with both values and mem_total_kib != 0: 100 * (mem_total_kib - mem_free_kib) / mem_total_kib. One sample per \
          machine-minute; utilization in %."
             .into()
     }

@@ -34,6 +34,20 @@ impl Analyze for Locality {
         summary: "Servers of the first attempt vs first-attempt queueing delay, jobs with 5+ GPUs",
         title: "Locality constraints vs queueing delay (ATC'19 Fig 4)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors ATC'19 Fig 4, notebook P3 ("Locality Constraints").
+
+- **Reads** `philly/jobs` with at least one attempt and a first-attempt GPU count of 5 or more
+  (every status), joined to their first attempt.
+- **Computes** x = first-attempt queueing delay (first start minus submission) in **minutes**,
+  y = number of machines of the first attempt. Part `scatter`: one series per bucket (5-8, > 8).
+  Part `by-servers`: jobs and P50/P90 delay per (bucket, machines).
+- **Published:** none.
+- **Differences:** jobs whose first attempt has no start are skipped; the notebook would hand a
+  missing value to its scatter plot. With the default `clock=utc`, a delay that spans the
+  2017-11-05 fall-back is 60 minutes longer than in the notebook.
+"##;
 
     fn definition(p: &LocalityParams) -> String {
         format!(

@@ -244,11 +244,32 @@ impl Analyze for MachineUtil {
         summary: "Per-minute P50/P90 across 2-GPU and 8-GPU machines of GPU, CPU, memory util; CDF over minutes",
         title: "Machine utilization over time by machine class (PAI Fig 7 method on Philly)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+tracelab's own view: the method of PAI Fig 7 ([pai.machine-util](#paimachine-util)) applied to
+Philly's per-minute data, so the two traces can be drawn side by side. The Philly notebook has no
+such figure.
+
+- **Per minute and machine:** GPU = the mean of the machine's non-null GPU columns in
+  `philly/gpu_util`; CPU = `philly/cpu_util`; memory = 100 × (`mem_total_kib` − `mem_free_kib`) /
+  `mem_total_kib` (`mem_total_kib` ≠ 0).
+- **Machine class** = the number of GPU columns that are ever non-null for the machine in
+  `philly/gpu_util`, not the published machine list, which does not match the job placements
+  (philly-traces issue #8). Machines that never report a GPU, or are absent from `gpu_util`, are
+  left out. In the real trace the classes are 2 and 8; any other count gets its own series.
+- **Per minute (UTC) and class:** P50 and P90 across the machines that have a value at that
+  minute (linear). Parts `gpu`, `cpu`, `mem`: per class, the distributions of those per-minute
+  values over minutes. Table `classes`: machines per GPU count in `gpu_util` and in the machine
+  list; table `list-disagrees`: the machines where the two differ, with the highest GPU index jobs
+  were placed on there, plus 1.
+- **Published:** none.
+- **Differences:** no upstream code.
+"##;
 
     fn definition(_: &()) -> String {
         "tracelab's own reconstruction (the PAI NSDI'22 Fig 7 method; the Philly notebook has no such figure). Per \
          minute and machine: GPU = mean of the machine's non-null gpu<i>_util_pct columns in philly/gpu_util; CPU = \
-         philly/cpu_util.cpu_util_pct; memory = 100 * (mem_total - mem_free) / mem_total (philly/mem_util, total != 0). \
+         philly/cpu_util.cpu_util_pct; memory = 100 * (mem_total_kib - mem_free_kib) / mem_total_kib (philly/mem_util, total != 0). \
          Machine class = the number of GPU columns ever non-null for that machine in philly/gpu_util (2 or 8; \
          machines never reporting a GPU, or absent from gpu_util, are excluded), NOT the published machine list \
          (upstream issue #8; table `list-disagrees` lists the machines where they differ). Per minute (UTC) and \

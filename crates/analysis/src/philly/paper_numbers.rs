@@ -28,6 +28,25 @@ impl Analyze for PaperNumbers {
         summary: "Share of jobs killed or failed, GPU time by final status, attempts and retries per job",
         title: "Philly headline numbers (ATC'19; Helios SC'21 Fig 1b)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors the ATC'19 headline numbers (Sec 4-5) and the Philly bars of SC'21 Fig 1b.
+
+- **Reads** every `philly/jobs` row.
+- **Computes:** jobs and their share per final status; *killed-or-failed* = share of jobs whose
+  status is Killed or Failed; GPU time per status = sum of first-attempt GPUs × `run_s` (jobs with
+  both; `run_s` in UTC, see [Philly durations](#time)) and its share of the total; attempts per job (mean over all jobs, 0 for jobs without an
+  attempt); retries per job (attempts − 1, mean over jobs with at least one attempt); the share of
+  jobs with attempts that were retried; jobs without any attempt; the most attempts of one job.
+  Part `summary` (headlines) and part `by-status` (table).
+- **Published:** about 30 % of jobs are killed or failed (ATC'19 Sec 5); GPU time by status Pass
+  31.3 %, Killed 32.6 %, Failed 36.1 % (the Helios notebook H2's Philly bars). The average
+  utilization of in-use GPUs (about 52 %) is in
+  [philly.gpu-util-by-status](#phillygpu-util-by-status).
+- **Differences:** the Helios authors computed their Philly bars from their own conversion of the
+  Philly log (`philly_trace.csv`, not published); tracelab uses its Philly store with the ATC'19
+  notebook's GPU count and runtime, which may not be exactly their conversion.
+"##;
     const PUBLISHED: &'static [Published] = &[
         Published::new("killed-or-failed", 30.0, "%", "ATC'19 Sec 5 (about 30 %)"),
         Published::new("gpu-time-pass", 31.3, "%", GPU_TIME_SOURCE),

@@ -51,6 +51,28 @@ impl Analyze for QueueingByVc {
         summary: "Queueing delay CDF (minutes) per virtual cluster and GPU bucket; per-attempt or first-attempt",
         title: "Queueing delay per virtual cluster (ATC'19 Fig 3)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors ATC'19 Fig 3, notebook P2 ("Queueing Delay").
+
+- **Per attempt** (default, the notebook's cell). For each job in a GPU bucket, walk its attempts
+  in order, keeping a "queued since" time (first the submission time) and a current delay
+  (first 0). For each attempt: if "queued since" and the attempt's start are both known, the
+  delay becomes start minus "queued since", and "queued since" becomes this attempt's end (which
+  may be missing). The current delay is recorded once for **every** attempt, so when times are
+  missing the previous value is recorded again. At the end, delays of exactly 0 are dropped (the
+  notebook's `filter(None, ...)`); negative delays stay.
+- **First attempt** (`definition=first-attempt`): one delay per job, first attempt's start minus
+  submission (`philly/jobs.queue_s`); jobs without a first start skipped; zeros and negatives
+  kept.
+- **Output** in **minutes**, per GPU bucket: part `all` pools every VC; one part `vc-<vc>` per
+  virtual cluster, one notebook figure each (a VC without samples gives empty series, as the
+  notebook draws empty plots). Every status.
+- **Published:** none (figures only).
+- **Differences:** with the default `clock=utc`, a delay that spans the 2017-11-05 fall-back is 60
+  minutes longer than in the notebook; `definition=per-attempt` with `clock=wall` gives the
+  notebook's numbers.
+"##;
 
     fn definition(p: &QueueingParams) -> String {
         let definition = match p.definition {

@@ -31,6 +31,19 @@ impl Analyze for RuntimeBySize {
         summary: "Job runtime CDF (minutes) per GPU-count bucket 1, 2-4, 5-8, >8",
         title: "Job runtime by GPU count (ATC'19 Fig 2)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors ATC'19 Fig 2, notebook P1 ("Job Runtimes").
+
+- **Reads** `philly/jobs`: `gpus` (first attempt) and `run_s` (`clock=utc`) or the first start
+  and last end (`clock=wall`).
+- **Computes** the runtime distribution in **minutes** per GPU bucket (1, 2-4, 5-8, > 8 GPU), over
+  jobs of every status that have a runtime (first start and last end both known). Part
+  `by-size`.
+- **Published:** none (figure only).
+- **Differences:** with the default `clock=utc`, jobs spanning the 2017-11-05 fall-back run 60
+  minutes longer than in the notebook; `clock=wall` gives the notebook's numbers.
+"##;
 
     fn definition(p: &RuntimeParams) -> String {
         format!(

@@ -137,3 +137,89 @@ fn no_analysis_attaches_a_published_value_in_its_run() {
         }
     }
 }
+
+/// Every analysis of the registry has its long-form definition.
+#[test]
+fn every_analysis_has_its_long_form_definition() {
+    for a in registry() {
+        assert!(a.doc.trim().len() > 40, "{}: no DOC", a.id);
+        assert!(!a.doc.contains("**Parameters:**"), "{}: parameters are generated from the declaration", a.id);
+    }
+}
+
+/// The owners' column names that the store spells differently (the store
+/// adds the unit: `machine_gpu` is `machine_gpu_pct`), from the raw layouts
+/// and the canonical tables.
+fn renamed_raw_columns() -> BTreeSet<&'static str> {
+    use tracelab_schema::raw;
+    let layouts = [
+        &raw::pai::JOB,
+        &raw::pai::TASK,
+        &raw::pai::INSTANCE,
+        &raw::pai::SENSOR,
+        &raw::pai::GROUP_TAG,
+        &raw::pai::MACHINE_SPEC,
+        &raw::pai::MACHINE_METRIC,
+        &raw::philly::GPU_UTIL,
+        &raw::philly::CPU_UTIL,
+        &raw::philly::MEM_UTIL,
+        &raw::helios::CLUSTER_LOG,
+        &raw::acme::SEREN,
+        &raw::acme::KALOS,
+        &raw::spot::JOBS,
+        &raw::spot::NODES,
+    ];
+    let canonical: BTreeSet<&str> =
+        tracelab_schema::all_tables().iter().flat_map(|t| t.columns.iter().map(|c| c.name)).collect();
+    layouts
+        .iter()
+        .flat_map(|l| l.columns.iter().copied())
+        .filter(|raw| !canonical.contains(raw))
+        .filter(|raw| canonical.iter().any(|c| c.strip_prefix(raw).is_some_and(|rest| rest.starts_with('_'))))
+        .collect()
+}
+
+/// The names in `text` that are renamed owners' columns, as a word of
+/// their own: only `_`-joined names (`duration` or `queue` are also words),
+/// and not where the text says it means the raw column ("raw `queue`").
+fn raw_names_in(text: &str, renamed: &BTreeSet<&str>) -> Vec<String> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut found = BTreeSet::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(word) {
+        let before = &text[..text.len() - rest.len() + start];
+        let tail = &rest[start..];
+        let end = tail.find(|c: char| !word(c)).unwrap_or(tail.len());
+        let name = &tail[..end];
+        let raw_mention = before.ends_with("raw `") || before.ends_with("raw ") || before.ends_with("Raw `");
+        if name.contains('_') && renamed.contains(name) && !raw_mention && !before.ends_with(['.', '/']) {
+            found.insert(name.to_string());
+        }
+        rest = &tail[end..];
+    }
+    found.into_iter().collect()
+}
+
+/// A definition names the store's columns as `tracelab schema` and
+/// `tracelab query` show them (`machine_gpu_pct`), not the owners' raw
+/// names the store renamed (`machine_gpu`): the long form, the printed
+/// one-paragraph definition and the shared prose of docs/definitions.md.
+#[test]
+fn definitions_name_the_stores_columns() {
+    let renamed = renamed_raw_columns();
+    assert!(renamed.contains("machine_gpu") && renamed.contains("plan_cpu"), "{renamed:?}");
+    let mut bad = Vec::new();
+    for a in registry() {
+        for (what, text) in [("DOC", a.doc.to_string()), ("definition", a.definition(&[]).unwrap())] {
+            let names = raw_names_in(&text, &renamed);
+            if !names.is_empty() {
+                bad.push(format!("{} {what}: {}", a.id, names.join(", ")));
+            }
+        }
+    }
+    let shared = raw_names_in(include_str!("../definitions.md"), &renamed);
+    if !shared.is_empty() {
+        bad.push(format!("definitions.md: {}", shared.join(", ")));
+    }
+    assert!(bad.is_empty(), "owners' column names the store renamed:\n{}", bad.join("\n"));
+}

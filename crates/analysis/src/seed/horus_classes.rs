@@ -51,6 +51,25 @@ impl Analyze for HorusClasses {
             "k-means classes of PAI tasks by GPU utilization, GPU memory and CPU; sizes, centroids, GPU-time shares",
         title: "Utilization classes of PAI tasks (k-means)",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors Horus's utilization classes (jobs queued by class); PAI only.
+
+- **Tasks:** `dfws` instances with `plan_gpu_pct` > 0, grouped by (`job_name`, `task_name`); features =
+  the task's mean `gpu_wrk_util_pct`, mean `avg_gpu_wrk_mem_gib`, mean `cpu_usage_pct` (nulls skipped; tasks
+  missing any mean are left out); GPU hours = Σ `plan_gpu_pct`/100 × `run_s` / 3600 over the same
+  instances.
+- **k-means:** each feature min-max scaled to [0, 1] (a constant feature becomes 0); k-means++ start
+  (first centroid uniformly drawn, each next one with probability proportional to the squared
+  distance to the nearest so far) from a SplitMix64 generator seeded `seed`, tasks in (job, task)
+  order; then Lloyd's iterations (nearest centroid, ties to the lower index; centroid = mean of its
+  tasks; an emptied class keeps its centroid, where scikit-learn would move it) until no assignment
+  changes or `max-iter` steps.
+- **Output:** table `classes` (c1 … ck by centroid GPU utilization, lowest first: tasks, GPU hours and
+  their shares, the mean raw features and the scaled centroid), table `initial-centroids` (the start,
+  which reproduces the run: the cross-check hands it to scikit-learn's `KMeans(init=…, n_init=1,
+  algorithm="lloyd", tol=0)` and gets the same partition), headlines: tasks, iterations, inertia.
+"##;
 
     fn definition(p: &ClassesParams) -> String {
         definition(p)
@@ -178,9 +197,9 @@ fn run_headlines(tasks: &Tasks, c: &Clustering) -> Vec<Headline> {
 
 fn definition(p: &ClassesParams) -> String {
     format!(
-        "PAI dfws instances (workers with a sensor row) with plan_gpu > 0, grouped per task (job_name, task_name): \
-         features = mean gpu_wrk_util (% of one GPU), mean avg_gpu_wrk_mem (GiB), mean cpu_usage (% of one vCPU) over \
-         the task's instances (nulls skipped); tasks missing any mean are left out; GPU hours = sum of plan_gpu/100 x \
+        "PAI dfws instances (workers with a sensor row) with plan_gpu_pct > 0, grouped per task (job_name, task_name): \
+         features = mean gpu_wrk_util_pct (% of one GPU), mean avg_gpu_wrk_mem_gib (GiB), mean cpu_usage_pct (% of one vCPU) over \
+         the task's instances (nulls skipped); tasks missing any mean are left out; GPU hours = sum of plan_gpu_pct/100 x \
          run_s / 3600 over the same instances. Each feature is min-max scaled to [0, 1] over the tasks (a constant \
          feature becomes 0). k-means with k = {k}: k-means++ start (first centroid uniform, then proportional to the \
          squared distance) drawn with SplitMix64 seeded {seed}, tasks in (job_name, task_name) order; then Lloyd's \

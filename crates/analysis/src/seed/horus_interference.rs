@@ -52,6 +52,23 @@ impl Analyze for HorusInterference {
         summary: "Slowdown of recurring PAI instances by how many others share their GPU; correlations",
         title: "Slowdown of instances sharing a GPU",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors the Horus motivation (interference of co-located jobs); PAI only, as only PAI shares GPUs.
+
+- **Population:** `dfws` instances with a machine, a `gpu_name` and `end_time` > `start_time`.
+- **Co-located count** of an instance = the other instances on the same (machine, `gpu_name`) whose
+  `[start, end)` overlaps its own (any overlap).
+- **Slowdown** = `run_s` / median `run_s` of the instance's group (`dfw` group: group tag, the user
+  where untagged) over this population; only groups with at least `min-group` instances (as
+  [pai.cpu-contention](#paicpu-contention)).
+- **Output:** table `by-colocation` (buckets 0 … `max-count`+: instances, mean slowdown with a 95 %
+  Student-t interval, median and P90), part `slowdown` (one distribution per bucket), table
+  `correlations` (Pearson r and Spearman ρ of the count with the slowdown, 95 % Fisher-z interval,
+  two-sided p-value, as pai.cpu-contention), headlines: share of recurring instances that share
+  their GPU, median slowdown alone and shared, Spearman ρ.
+- **Published:** none attached (Horus measures interference on its own testbed).
+"##;
 
     fn definition(p: &InterferenceParams) -> String {
         definition(p)

@@ -78,6 +78,28 @@ impl Analyze for MuxflowGpuUtil {
         summary: "Per-GPU mean utilization and GPU-memory CDFs per trace; share of GPUs below a threshold",
         title: "Per-GPU utilization and GPU memory",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors the MuxFlow motivation: per-GPU utilization and GPU-memory CDFs.
+
+- **PAI.** The sensor table holds per-instance lifetime averages, not time series. A GPU is a
+  (machine, `gpu_name`) of `dfws` (instances with a machine, a `gpu_name` and `run_s` > 0). Per
+  instance u = `gpu_wrk_util_pct` / max(1, ⌈`plan_gpu_pct`/100⌉) (per GPU it asked for: the sensor names one
+  device even for a multi-GPU instance; a missing plan counts 1) and m = 100 × `avg_gpu_wrk_mem_gib` /
+  max(1, ⌈`plan_gpu_pct`/100⌉) / the GPU memory of the machine's `gpu_type` (`machine_spec`: V100M32
+  32 GiB; V100, P100, T4 16 GiB; MISC and unknown `misc-gpu-mem`). The GPU's value is the
+  `run_s`-weighted mean over its instances with a value: utilization *while occupied*.
+- **Philly.** A GPU is a (machine, `gpuN_util_pct` column) of `philly/gpu_util`; its value is the
+  mean over every minute it reported (nulls skipped, idle minutes counted). No GPU-memory series.
+- **Helios** has no utilization (a note).
+- **Output:** parts `gpu-util` and `gpu-mem` (one distribution per trace), headlines
+  `<trace>_util_below` and `pai_mem_below`: % of GPUs with a mean strictly below `threshold`.
+- **Published:** 99 % of GPUs below 60 % utilization and about 90 % below 60 % GPU memory
+  (MuxFlow, production online GPUs), beside `pai_util_below`, `philly_util_below` (99) and
+  `pai_mem_below` (90).
+- **Differences:** MuxFlow measures utilization over time per GPU; PAI only allows
+  occupancy-weighted lifetime averages, and Philly's mean includes idle minutes.
+"##;
     /// 99 % of production GPUs below 60 % utilization, about 90 % below
     /// 60 % GPU memory; compared with every trace's share.
     const PUBLISHED: &'static [Published] = &[
@@ -210,8 +232,8 @@ fn definition(p: &GpuUtilParams) -> String {
     format!(
         "Per GPU, mean utilization (and GPU memory where the trace has it). PAI: dfws instances (one per worker with \
          a sensor row) with a machine, a gpu_name and run_s > 0; a GPU is a (machine, gpu_name); per instance u = \
-         gpu_wrk_util / max(1, ceil(plan_gpu / 100)) (per GPU asked for; a missing plan counts 1) and m = 100 x \
-         avg_gpu_wrk_mem / max(1, ceil(plan_gpu / 100)) / GPU memory of the machine's gpu_type (machine_spec: V100M32 \
+         gpu_wrk_util_pct / max(1, ceil(plan_gpu_pct / 100)) (per GPU asked for; a missing plan counts 1) and m = 100 x \
+         avg_gpu_wrk_mem_gib / max(1, ceil(plan_gpu_pct / 100)) / GPU memory of the machine's gpu_type (machine_spec: V100M32 \
          32 GiB; V100, P100, T4 16 GiB; MISC and unknown {} GiB); the GPU's value is the run_s-weighted mean over its \
          instances with a value: utilization while occupied, from lifetime averages (the trace has no time series). \
          Philly: a GPU is a (machine, gpuN_util_pct column) of philly/gpu_util; its value is the mean over every \

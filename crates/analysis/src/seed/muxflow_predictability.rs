@@ -47,6 +47,30 @@ impl Analyze for MuxflowPredictability {
         summary: "Cluster utilization series per trace: diurnal profile, autocorrelation at 1 h / 1 d, forecaster MAPE",
         title: "Cluster utilization: diurnal and predictable?",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors the MuxFlow motivation: cluster utilization is "smooth within minutes, periodic over days".
+
+- **Series** (one per trace, bins of `bin` aligned to the UTC epoch, from the first to the last bin
+  any row covers): PAI = 100 × Σ `gpu_wrk_util_pct`/100 (null counts 0) over the sensor rows whose
+  worker's `dfiw` `[start, end)` overlaps the bin (the covering rule of
+  [pai.machine-util](#paimachine-util)) / the GPUs of every machine in `machine_spec`. Philly = mean of
+  every non-null GPU reading of `philly/gpu_util` in the bin (NaN where none). Helios = GPU
+  **allocation**, not utilization: 100 × GPUs of GPU jobs covering the bin / the day's GPUs over all
+  clusters and VCs (`helios/vc_gpus`, Asia/Shanghai day), capped at 100.
+- **Diurnal** (part `diurnal`): mean per local hour (PAI and Helios Asia/Shanghai, Philly
+  America/Los_Angeles); peak/trough = largest / smallest hourly mean.
+- **Autocorrelation** at lag k: Pearson r of x[t] and x[t+k] over the pairs with both finite (pandas
+  `Series.autocorr`), k = 1 h and 1 day.
+- **Forecasts** of x[t] from the origin t − h, h = `short` and `long`: last value x[t−h]; same time
+  yesterday x[t − 1 day]; EWMA s[t−h] with s[i] = α x[i] + (1−α) s[i−1] from the first finite value,
+  NaN bins skipped. **MAPE** = 100 × mean |forecast − x| / x over the common targets: bins at least
+  one day after the first, x finite and non-zero, every forecast finite.
+- **Verdicts** (table `summary`): *smooth within minutes* = last-value MAPE at `short` below 10 %;
+  *periodic over days* = autocorrelation at 1 day ≥ 0.5. Table `forecast-errors` has every MAPE with
+  the number of targets; headlines per trace: both autocorrelations and the peak/trough ratio.
+- **Published:** no numbers; the claim is qualitative.
+"##;
 
     fn definition(p: &PredictabilityParams) -> String {
         definition(p)
@@ -262,7 +286,7 @@ fn definition(p: &PredictabilityParams) -> String {
     format!(
         "One regular series per trace, bins of {bin} aligned to the UTC epoch, from the first to the last bin any \
          row covers. PAI: 100 x sum over pai/sensor rows covering the bin (the worker's dfiw [start, end) overlaps \
-         it) of gpu_wrk_util/100 (null counts 0), over the GPUs of every machine in machine_spec (lifetime averages spread over the \
+         it) of gpu_wrk_util_pct/100 (null counts 0), over the GPUs of every machine in machine_spec (lifetime averages spread over the \
          instance's life: the trace has no time series). Philly: mean of every non-null GPU reading of \
          philly/gpu_util in the bin; NaN where none. Helios: ALLOCATION, not utilization: 100 x GPUs of GPU jobs \
          covering the bin / the day's GPUs over all clusters and VCs (helios/vc_gpus, Asia/Shanghai day), capped at \

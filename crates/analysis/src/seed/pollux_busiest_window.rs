@@ -49,6 +49,23 @@ impl Analyze for PolluxBusiestWindow {
         summary: "The window with the most GPU-hours submitted, and its job mix against the whole trace",
         title: "The busiest window",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors Pollux (OSDI'21 Sec 5): its workload is sampled from the busiest 8-hour window of the
+Microsoft (Philly) trace.
+
+- **Window:** `[t, t + length)` starting at a submission time t, maximizing the GPU-hours of the GPU
+  jobs (as [seed.pollux-classes](#seedpollux-classes)) submitted in it; ties go to the earliest t.
+  O(n log n): one sort, then two pointers over prefix sums (`tracelab_stats::busiest_window`, the
+  function `tracelab simulate --window busiest:<len>` uses).
+- **Output:** table `window` (start and end in UTC, start in local time, jobs, GPU-hours and their
+  share of the trace's), table `mix` (jobs and GPU-hours per class in the window and in the whole
+  trace), headlines (window GPU-hours, share, jobs, and the share of each class in the window),
+  part `hourly-demand` (GPU-hours submitted per hour; the window's hours drawn again).
+- **Published:** Pollux's sample was 72 % small, 20 % medium, 6 % large and 2 % extra-large jobs
+  (Table 1); beside the window's class shares (`window_small` … `window_xlarge`) with
+  `trace=philly` only.
+"##;
     /// Pollux's workload: share of jobs per class (%), OSDI'21 Table 1.
     const PUBLISHED: &'static [Published] = &[
         Published::new("window_small", 72.0, "%", MIX_SOURCE).when(PHILLY),

@@ -32,6 +32,17 @@ impl Analyze for PolluxClasses {
         summary: "GPU jobs per GPU-hour class (small, medium, large, extra large) per trace, jobs and GPU-hour shares",
         title: "Jobs by GPU-hour class",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors Pollux (OSDI'21 Sec 5): job size classes by GPU-hours.
+
+- **Jobs:** the unified `jobs` table, GPU jobs (`gpus_requested` > 0) with a `submit_time` and a
+  `run_s`. GPU-hours = `gpus_requested` × `run_s` / 3600 (see the
+  [cross-trace conventions](#cross-trace-conventions) for each trace's GPUs and runtime).
+- **Classes:** small < `small` ≤ medium < `medium` ≤ large < `large` ≤ xlarge (GPU-hours). Pollux's
+  extra-large class is 100–1000; jobs above 1000 GPU-hours are xlarge here.
+- **Output:** table `classes`: per trace and class, jobs, % of jobs, GPU-hours, % of GPU-hours.
+"##;
 
     fn definition(p: &PolluxClassesParams) -> String {
         class_definition([p.small, p.medium, p.large])

@@ -116,7 +116,7 @@ pub fn pct(part: f64, total: f64) -> f64 {
 pub fn class_definition(b: [f64; 3]) -> String {
     format!(
         "Unified jobs table, GPU jobs (gpus_requested > 0) with a submit_time and a run_s, per trace. GPU-hours = \
-         gpus_requested x run_s / 3600 (PAI: sum over tasks of inst_num x plan_gpu / 100; Philly: first attempt's \
+         gpus_requested x run_s / 3600 (PAI: sum over tasks of inst_num x plan_gpu_pct / 100; Philly: first attempt's \
          GPUs x last end - first start; Helios: gpu_num x duration). Classes: small < {} <= medium < {} <= large < {} \
          <= xlarge GPU-hours (Pollux: 0-1, 1-10, 10-100, 100-1000; jobs above 1000 GPU-hours are xlarge here). \
          jobs_pct and gpu_hours_pct are shares of the trace's GPU jobs and GPU-hours.",

@@ -22,6 +22,17 @@ impl Analyze for ClassMix {
         summary: "HP and Spot jobs: counts and GPU-hours, in all and per GPU model",
         title: "HP and Spot jobs",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors GFS Sec 2 (the HP and Spot jobs the paper's design rests on).
+
+- **Computes,** per class: jobs and share, GPU-hours asked (workers × `gpu_request` ×
+  `duration_s` / 3600) and share, mean workers, organizations; part `by-model`: the same per GPU
+  model, shares within the model.
+- **Headlines:** `<class>.jobs_pct`, `<class>.gpu_hours_pct`.
+- **Published:** none.
+- **Differences:** none.
+"##;
 
     fn definition(_: &()) -> String {
         "spot/jobs by job_type (HP, Spot): jobs = count, jobs_pct its share; gpu_hours = sum of workers x gpu_request x duration / 3600 (the GPU-hours the jobs asked for as recorded; a job that was preempted ran longer in wall time), gpu_hours_pct its share; workers_mean; organizations = distinct organizations with a job of the class. Table by-model: the same per GPU model, shares within the model.".into()

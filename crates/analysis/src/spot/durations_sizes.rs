@@ -25,6 +25,17 @@ impl Analyze for DurationsSizes {
         summary: "Durations, GPUs per job, workers and GPUs per worker of HP and Spot jobs",
         title: "Durations and sizes of HP and Spot jobs",
     };
+    /// The long-form definition (docs/definitions.md, `--describe`).
+    const DOC: &'static str = r##"
+Mirrors GFS Sec 2 (job durations and sizes).
+
+- **Computes,** per class (HP, Spot) and for all jobs: the distributions of `duration_s`, GPUs per
+  job (workers × `gpu_request`) and workers; part `quantiles`: n, P50, P90, P99 (linear) and mean
+  of each, also of `gpu_request`.
+- **Headlines:** `<series>.duration_p50` and `.duration_p90` in hours, `.duration_p99` in days.
+- **Published:** `all.duration_p90` = 6.4 h and `all.duration_p99` = 19.8 days (GFS Sec 2).
+- **Differences:** none.
+"##;
     const PUBLISHED: &'static [Published] =
         &[Published::new("all.duration_p90", 6.4, "h", SOURCE), Published::new("all.duration_p99", 19.8, "d", SOURCE)];
 

@@ -51,6 +51,8 @@ use tracelab_store::cache::{CacheEntry, CacheKind};
 use tracelab_store::parquet::ParquetFile;
 use tracelab_store::Store;
 
+use crate::Ctx;
+
 /// Bump whenever a derived frame's definition (rows, columns, order)
 /// changes: every cached frame is then rebuilt.
 pub const DERIVED_VERSION: u32 = 1;
@@ -99,51 +101,54 @@ pub fn is_built(store: &Store) -> bool {
     key_file(&entry).is_some() && Frame::ALL.iter().all(|f| entry.path(&file_name(*f)).is_file())
 }
 
-/// Whether the cache is usable, building it first when missing. `false`
-/// when the build failed (then nothing of it is left behind but possibly
-/// the entry's folder).
-pub fn ensure(store: &Store) -> bool {
-    // Analyses run side by side in a report: the first to need the frames
-    // builds them (about 1.5 GB at full scale), the others wait and read
-    // them, rather than building them again at the same time.
-    static BUILDING: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    let _one_at_a_time = BUILDING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    is_built(store) || rebuild(store, &entry(store)).is_ok()
-}
+/// The tables a build joins.
+const BUILD_READS: [&Table; 6] = {
+    use tracelab_schema::pai::{GROUP_TAG, INSTANCE, JOB, MACHINE_SPEC, SENSOR, TASK};
+    [&JOB, &TASK, &INSTANCE, &SENSOR, &GROUP_TAG, &MACHINE_SPEC]
+};
 
-/// The progress hook: called with a step's label before each step of a
-/// rebuild (about 6 s at full scale) and with `None` when it ends. The CLI
-/// draws it on a terminal; nothing by default.
-type Hook = Box<dyn Fn(Option<&str>) + Send + Sync>;
-static PROGRESS: std::sync::OnceLock<Hook> = std::sync::OnceLock::new();
-
-/// Sets the progress hook (once per process; later calls are ignored).
-pub fn on_progress(hook: impl Fn(Option<&str>) + Send + Sync + 'static) {
-    let _ = PROGRESS.set(Box::new(hook));
-}
-
-fn progress(step: Option<&str>) {
-    if let Some(hook) = PROGRESS.get() {
-        hook(step);
+/// Whether the cache is usable, building it first when missing: `false`
+/// when the store lacks a table the frames join or the cache cannot be
+/// written (a read-only store, a full disk: the
+/// lazy plans are used instead, same rows); any other failure of the build
+/// is the error.
+pub fn ensure(ctx: &Ctx) -> Result<bool> {
+    let _one_at_a_time = ctx.derived_build.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    if is_built(&ctx.store) {
+        return Ok(true);
+    }
+    // A store without some of the tables the frames join (a partial PAI
+    // download) cannot have them; the plans read what is there.
+    if BUILD_READS.iter().any(|t| ctx.store.rows(t).is_none()) {
+        return Ok(false);
+    }
+    let entry = entry(&ctx.store);
+    match rebuild(ctx, &entry) {
+        Ok(()) => Ok(true),
+        Err(e) if cannot_write(&e, &entry) => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
-/// What every rebuild runs inside: the binary runs it without transparent
-/// huge pages (src/main.rs); by default it runs as it is.
-type Around = Box<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
-static AROUND: std::sync::OnceLock<Around> = std::sync::OnceLock::new();
-
-/// Sets what every rebuild runs inside (once per process; later calls are
-/// ignored). `around` must call the function it is given, once.
-pub fn around_build(around: impl Fn(&mut dyn FnMut()) + Send + Sync + 'static) {
-    let _ = AROUND.set(Box::new(around));
+/// Whether `e` is a failure to write the cache entry (rather than of the
+/// build itself, which is the caller's error).
+fn cannot_write(e: &Error, entry: &CacheEntry) -> bool {
+    let dir = entry.path("");
+    let within = |p: &Path| p.starts_with(&dir) || dir.starts_with(p);
+    matches!(e, Error::Io { path, .. } if within(path))
 }
 
-/// Builds every frame and publishes them in `entry`.
-fn rebuild(store: &Store, entry: &CacheEntry) -> Result<()> {
+/// Builds every frame and publishes them in `entry`, inside the caller's
+/// [`crate::Hooks`].
+fn rebuild(ctx: &Ctx, entry: &CacheEntry) -> Result<()> {
+    let progress = |step: Option<&str>| {
+        if let Some(hook) = &ctx.hooks.progress {
+            hook(step);
+        }
+    };
     let mut built = None;
-    let mut steps = || built = Some(rebuild_steps(store, entry));
-    match AROUND.get() {
+    let mut steps = || built = Some(rebuild_steps(&ctx.store, entry, &progress));
+    match &ctx.hooks.around_build {
         Some(around) => around(&mut steps),
         None => steps(),
     }
@@ -151,7 +156,7 @@ fn rebuild(store: &Store, entry: &CacheEntry) -> Result<()> {
     built.expect("the hook around the derived-frame build runs it")
 }
 
-fn rebuild_steps(store: &Store, entry: &CacheEntry) -> Result<()> {
+fn rebuild_steps(store: &Store, entry: &CacheEntry, progress: &dyn Fn(Option<&str>)) -> Result<()> {
     let frames = build::build(store, &|step| progress(Some(step)))?;
     progress(Some("writing the PAI derived frames"));
     // One thread per frame: a frame's file is written by one thread
@@ -179,10 +184,11 @@ fn rebuild_steps(store: &Store, entry: &CacheEntry) -> Result<()> {
 
 /// The columns `names` of `frame`, in that order, from the cache (built
 /// first if needed); `None` when the cache is unavailable.
-pub fn select(store: &Store, frame: Frame, names: &[&str]) -> Result<Option<DataFrame>> {
-    if !ensure(store) {
+pub fn select(ctx: &Ctx, frame: Frame, names: &[&str]) -> Result<Option<DataFrame>> {
+    if !ensure(ctx)? {
         return Ok(None);
     }
+    let store = &ctx.store;
     let all = columns::columns(frame);
     let mut wanted = Vec::new();
     for name in names {

@@ -88,7 +88,7 @@ fn names(frame: Frame) -> Vec<&'static str> {
 
 /// Every column of `frame` from the cache.
 fn cached(store: &Store, frame: Frame) -> DataFrame {
-    select(store, frame, &names(frame)).unwrap().expect("cache available")
+    select(&Ctx::new(store.clone()), frame, &names(frame)).unwrap().expect("cache available")
 }
 
 fn planned(store: &Store, frame: Frame) -> DataFrame {
@@ -193,7 +193,7 @@ fn the_frames_hold_the_hand_worked_rows() {
 fn the_key_file_records_the_key_and_the_row_counts() {
     let t = tiny();
     let store = &t.ctx.store;
-    assert!(ensure(store));
+    assert!(ensure(&t.ctx).unwrap());
     let k = key_file(&entry(store)).expect("current key file");
     let rows: Vec<(&str, u64)> = k.rows.iter().map(|(n, r)| (n.as_str(), *r)).collect();
     let want = [("dfa", 3), ("dfiw", 4), ("dfw", 4), ("dfws", 3), ("dfas", 2), ("sensor_times", 3)];
@@ -238,8 +238,8 @@ fn an_unwritable_cache_falls_back_to_the_plans() {
     let blocked = path_of(store, Frame::Tasks).parent().unwrap().to_path_buf();
     std::fs::create_dir_all(blocked.parent().unwrap()).unwrap();
     std::fs::write(&blocked, "not a folder").unwrap();
-    assert!(!ensure(store));
-    assert!(select(store, Frame::Tasks, &["job_name"]).unwrap().is_none());
+    assert!(!ensure(&t.ctx).unwrap());
+    assert!(select(&t.ctx, Frame::Tasks, &["job_name"]).unwrap().is_none());
     fn temporaries(dir: &Path) -> Vec<PathBuf> {
         std::fs::read_dir(dir)
             .unwrap()
@@ -261,7 +261,7 @@ fn an_unwritable_cache_falls_back_to_the_plans() {
 #[test]
 fn builds_are_byte_identical() {
     let (a, b) = (tiny(), tiny());
-    assert!(ensure(&a.ctx.store) && ensure(&b.ctx.store));
+    assert!(ensure(&a.ctx).unwrap() && ensure(&b.ctx).unwrap());
     for frame in Frame::ALL {
         let read = |s: &Store| std::fs::read(path_of(s, frame)).unwrap();
         assert_eq!(read(&a.ctx.store), read(&b.ctx.store), "{}", frame.name());
@@ -271,6 +271,28 @@ fn builds_are_byte_identical() {
 #[test]
 fn an_unknown_column_is_an_error_that_names_it() {
     let t = tiny();
-    let err = select(&t.ctx.store, Frame::Tasks, &["nope"]).unwrap_err().to_string();
+    let err = select(&t.ctx, Frame::Tasks, &["nope"]).unwrap_err().to_string();
     assert!(err.contains("dfa has no column `nope`"), "{err}");
+}
+
+/// A build that fails for a reason other than the cache's place (here the
+/// instance table's file is not Parquet any more) is the caller's error,
+/// not a silent fall back to the plans; the hooks of the context see the
+/// build start and end.
+#[test]
+fn a_failed_build_is_an_error_and_the_hooks_see_it() {
+    let t = tiny();
+    let path = t.ctx.store.path_of(&tracelab_schema::pai::INSTANCE);
+    std::fs::write(&path, "not parquet").unwrap();
+    let steps = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = steps.clone();
+    let hooks = crate::Hooks {
+        progress: Some(std::sync::Arc::new(move |s: Option<&str>| seen.lock().unwrap().push(s.map(str::to_string)))),
+        around_build: None,
+    };
+    let ctx = Ctx::with_hooks(t.ctx.store.clone(), hooks);
+    assert!(ensure(&ctx).is_err());
+    let steps = steps.lock().unwrap();
+    assert_eq!(steps.last(), Some(&None), "{steps:?}");
+    assert!(steps.len() >= 2, "{steps:?}");
 }
