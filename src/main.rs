@@ -123,15 +123,14 @@ pub fn without_huge_pages<T>(work: impl FnOnce() -> T) -> T {
     work()
 }
 
-/// The PAI derived-frame build's hook: without huge pages, however it is
-/// reached (an `analyze`, a `report`, a `simulate` of PAI).
-fn around_pai_derived_build(work: &mut dyn FnMut()) {
+/// The PAI derived-frame build's hook (`tracelab_analysis::Hooks`): without
+/// huge pages, however it is reached (an `analyze`, a `report`).
+pub fn around_pai_derived_build(work: &mut dyn FnMut()) {
     without_huge_pages(work)
 }
 
 fn main() {
     aggregate_groups_in_row_order();
     warn_without_polars_deprecations();
-    tracelab_analysis::around_pai_derived_build(around_pai_derived_build);
     std::process::exit(cli::main());
 }

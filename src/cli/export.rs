@@ -10,7 +10,7 @@ use tracelab_schema::error::Error;
 use tracelab_schema::outfile::{self, Replace};
 use tracelab_workload::export::{self, Format, Request};
 use tracelab_workload::pollux::recipe::Recipe;
-use tracelab_workload::{Selection, TraceSel, Window};
+use tracelab_workload::TraceSel;
 
 use super::output::is_stdout;
 
@@ -42,25 +42,18 @@ use super::output::is_stdout;
 #[derive(Debug, clap::Args)]
 #[command(verbatim_doc_comment)]
 pub struct Args {
-    /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
-    #[arg(long, value_name = "STORE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    store: super::store::StoreArg,
     /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus),
-    /// acme or acme:CLUSTER (Seren, Kalos), spot.
+    /// acme or acme:CLUSTER (Seren, Kalos), spot [default: the store's only
+    /// trace]
     #[arg(long)]
-    trace: String,
-    /// FROM..TO (RFC 3339 or offsets from the trace start, e.g. 3h..11h), busiest:DURATION, or all.
-    #[arg(long, default_value = "all")]
-    window: String,
-    /// Write N jobs of the window, drawn uniformly without replacement.
-    #[arg(long, value_name = "N")]
-    sample: Option<usize>,
-    /// Seed of --sample.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Format: swf, pai-sim, helios-sim or pollux.
-    #[arg(long, value_name = "FORMAT")]
-    to: String,
+    trace: Option<String>,
+    #[command(flatten)]
+    selection: super::selection::SelectionArgs,
+    /// The simulator's format (described above).
+    #[arg(long, value_name = "FORMAT", value_parser = super::choice::named(&Format::ALL, Format::name))]
+    to: Format,
     /// The file to write; - for stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     output: PathBuf,
@@ -76,7 +69,7 @@ pub struct Args {
     /// --window (at least 60 s, under 1,000 GPU-hours, submitted at hours
     /// [--start, --start + --duration) of every day, placed at their time of
     /// day; --sample jobs, default 160; TunedJobs GPUs and batch sizes).
-    #[arg(long, value_name = "NAME", conflicts_with = "window")]
+    #[arg(long, value_name = "NAME", conflicts_with = "window", value_parser = ["pollux"])]
     recipe: Option<String>,
     /// --recipe: hours to shift submissions back before taking hours of the day.
     #[arg(long, default_value_t = 2, requires = "recipe")]
@@ -90,9 +83,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let req = request(&args)?;
     check_outputs(&args)?;
-    let store = super::store::resolve(args.store.as_ref())?;
+    let store = args.store.open()?;
+    let trace = match &args.trace {
+        Some(t) => t.clone(),
+        None => super::store::only_trace(&store)?,
+    };
+    let req = request(&args, &trace)?;
     if let Some(recipe) = recipe(&args)? {
         let (text, out) = tracelab_workload::pollux::export::export(&store, &req.trace, &recipe)?;
         if is_stdout(&args.output) {
@@ -121,32 +118,29 @@ fn usage(msg: String) -> anyhow::Error {
 }
 
 /// The validated request.
-fn request(a: &Args) -> anyhow::Result<Request> {
-    let format = Format::parse(&a.to)?;
-    if a.sample == Some(0) {
-        return Err(usage("--sample 0: expected at least one job".into()));
-    }
+fn request(a: &Args, trace: &str) -> anyhow::Result<Request> {
+    let format = a.to;
+    let selection = a.selection.selection()?;
     if a.ids.is_some() && format != Format::Swf {
         return Err(usage(format!(
             "--ids: only --to swf numbers users, groups and queues; {format} writes the names and the trace's job ids itself"
         )));
     }
-    let selection = Selection { window: Window::parse(&a.window)?, sample: a.sample, seed: a.seed };
-    Ok(Request { trace: TraceSel::parse(&a.trace)?, selection, format })
+    Ok(Request { trace: TraceSel::parse(trace)?, selection, format })
 }
 
 /// `--recipe pollux`: Pollux's generator (docs/simulate-elastic.md).
 fn recipe(a: &Args) -> anyhow::Result<Option<Recipe>> {
     match a.recipe.as_deref() {
         None => Ok(None),
-        Some("pollux") if a.to == "pollux" => Ok(Some(Recipe {
-            jobs: a.sample.unwrap_or(160),
+        Some("pollux") if a.to == Format::Pollux => Ok(Some(Recipe {
+            jobs: a.selection.sample.unwrap_or(160),
             start_h: a.start,
             duration_h: a.duration,
-            seed: a.seed,
+            seed: a.selection.seed,
             tuned: !a.realistic,
         })),
-        Some("pollux") => Err(usage(format!("--recipe pollux writes --to pollux, not --to {}", a.to))),
+        Some("pollux") => Err(usage(format!("--recipe pollux writes --to pollux, not --to {}", a.to.name()))),
         Some(other) => Err(usage(format!("--recipe {other}: the recipe known is pollux"))),
     }
 }

@@ -5,6 +5,7 @@
 //! stdout (`tracelab schema | head`) ends quietly with 0.
 
 mod analyze;
+mod choice;
 mod completions;
 mod export;
 mod ingest;
@@ -15,6 +16,7 @@ mod progress;
 mod query;
 mod report;
 mod schema;
+mod selection;
 mod simulate;
 mod simulate_elastic;
 mod store;

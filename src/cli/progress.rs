@@ -46,20 +46,24 @@ impl Drop for Spinner {
     }
 }
 
-/// Draws the PAI derived-frame build's steps (`analysis::pai::derived`).
-pub fn derived_frames() {
+/// The hooks of the analyses' context: the PAI derived-frame build runs
+/// without huge pages (src/main.rs) and, on a terminal, draws its steps.
+pub fn analysis_hooks() -> tracelab_analysis::Hooks {
+    let around: Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync> = Arc::new(crate::around_pai_derived_build);
+    let mut hooks = tracelab_analysis::Hooks { progress: None, around_build: Some(around) };
     if !enabled(false) {
-        return;
+        return hooks;
     }
     let current: Mutex<Option<Spinner>> = Mutex::new(None);
-    tracelab_analysis::on_pai_derived_progress(move |step| {
+    hooks.progress = Some(Arc::new(move |step: Option<&str>| {
         let mut current = current.lock().expect("progress");
         match (step, current.as_ref()) {
             (Some(s), Some(spinner)) => spinner.set(s),
             (Some(s), None) => *current = spinner(s, false),
             (None, _) => *current = None,
         }
-    });
+    }));
+    hooks
 }
 
 /// Byte bars on stderr when it is a terminal (and not `quiet`), else only

@@ -144,7 +144,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let formats = Formats { png: args.formats.contains(&FormatArg::Png), pdf: args.formats.contains(&FormatArg::Pdf) };
     let stamp = args.stamp.then(|| chrono::Utc::now().format("%Y-%m-%d %H:%M:%S UTC").to_string());
     let limits = limits(&args)?;
-    let plan = Plan { store, specs, only, formats, cache: !(args.no_cache || args.check), stamp, limits };
+    let hooks = super::progress::analysis_hooks();
+    let plan = Plan { store, specs, only, formats, cache: !(args.no_cache || args.check), stamp, limits, hooks };
     let quiet = args.quiet;
     let progress = move |e: Event| {
         if !quiet {
@@ -272,7 +273,7 @@ fn default_out(args: &Args) -> anyhow::Result<PathBuf> {
 /// --store is given.
 fn resolve_store(args: &Args) -> anyhow::Result<Store> {
     if let (None, Some(store)) = (&args.dir, &args.store) {
-        return super::store::open(store);
+        return super::store::open(&super::store::locate(store));
     }
     let dir = super::store::trace_dir(args.dir.as_ref())?;
     let store = args.store.clone().unwrap_or_else(|| IngestPlan::default_store(&dir));

@@ -12,10 +12,28 @@ use tracelab_ingest::{self as ingest, Limits, Plan};
 use tracelab_schema::error::Error;
 use tracelab_store::Store;
 
-/// The store to read: `--store`, else the bundled samples' store.
+/// `--store`, declared once for the verbs that read a store.
+#[derive(Debug, Clone, clap::Args)]
+pub struct StoreArg {
+    /// The store to read: the folder `tracelab ingest` or `report` wrote,
+    /// or the folder of traces they were given (its .tracelab store is
+    /// used) [default: data-samples/.tracelab, ingested on first use]
+    #[arg(long, value_name = "STORE")]
+    pub store: Option<PathBuf>,
+}
+
+impl StoreArg {
+    /// [`resolve`]s the store.
+    pub fn open(&self) -> anyhow::Result<Store> {
+        resolve(self.store.as_ref())
+    }
+}
+
+/// The store to read: `--store` (or the store `ingest` and `report` make
+/// in that folder, [`locate`]), else the bundled samples' store.
 pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
     if let Some(path) = store {
-        return open(path);
+        return open(&locate(path));
     }
     let dir = bundled_samples().ok_or_else(|| {
         Error::Usage(
@@ -24,6 +42,39 @@ pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
     })?;
     let plan = Plan { store: Plan::default_store(&dir), dir, force: false, limits: Limits::default() };
     ingest_then_open(&plan, false)
+}
+
+/// The trace a verb reads when no `--trace` is given: the store's only
+/// one; with several (or none) a usage error listing what it holds.
+pub fn only_trace(store: &Store) -> anyhow::Result<String> {
+    let held: Vec<&str> = store.manifests().iter().map(|(t, _)| t.name()).collect();
+    match held.as_slice() {
+        [one] => Ok(one.to_string()),
+        [] => {
+            Err(Error::Usage(format!("{} holds no trace; run `tracelab ingest <trace-dir>`", store.root().display()))
+                .into())
+        }
+        many => Err(Error::Usage(format!(
+            "{} holds {} traces ({}); choose one with --trace",
+            store.root().display(),
+            many.len(),
+            many.join(", ")
+        ))
+        .into()),
+    }
+}
+
+/// The store `path` names: `path` itself, or `path/.tracelab` when that is
+/// a folder, the store `tracelab ingest DIR` and `tracelab report DIR`
+/// create (a store never holds a `.tracelab` folder of its own), so
+/// `--store` takes the folder those verbs were given.
+pub fn locate(path: &Path) -> PathBuf {
+    let inner = Plan::default_store(path);
+    if inner.is_dir() {
+        inner
+    } else {
+        path.to_path_buf()
+    }
 }
 
 /// Opens a store to read, waiting (with a note) while an ingest writes it.

@@ -62,10 +62,10 @@ pub struct Args {
     /// Do not plant the co-location slowdown (PAI).
     #[arg(long)]
     no_colocation: bool,
-    /// How to list the files written [default: table on a terminal, csv
-    /// when piped]
-    #[arg(long, value_enum)]
-    format: Option<super::output::Format>,
+    /// The list of files written: --format (default: table on a terminal,
+    /// csv when piped) and -o FILE (a file; the traces go to --out).
+    #[command(flatten)]
+    listing: super::output::OutputArgs,
     /// Print nothing but errors.
     #[arg(long, short)]
     quiet: bool,
@@ -102,7 +102,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         effects: Effects { cpu_contention: !args.no_cpu_contention, colocation: !args.no_colocation },
     };
     plan.validate()?;
-    let sink = super::output::resolve(args.format, None, std::io::IsTerminal::is_terminal(&std::io::stdout()))?;
+    let sink = args.listing.resolve()?;
     let started = Instant::now();
     let spinner = super::progress::spinner(&format!("generating into {}", plan.out.display()), args.quiet);
     let report = synth::run(&plan).with_context(|| format!("synth into {}", plan.out.display()))?;

@@ -2,8 +2,6 @@
 //! per table (rows from the Parquet footers, columns, file size), or with
 //! NAME one row per column of that table (type, unit, meaning).
 
-use std::path::PathBuf;
-
 use tracelab_query::tables::{columns, describe, overview};
 use tracelab_schema::error::Error;
 
@@ -30,15 +28,13 @@ pub struct Args {
     name: Option<String>,
     #[command(flatten)]
     output: OutputArgs,
-    /// The store to read [default: the bundled data-samples/ store,
-    /// ingested on first use].
-    #[arg(long, value_name = "STORE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    store: super::store::StoreArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let sink = args.output.resolve()?;
-    let store = super::store::resolve(args.store.as_ref())?;
+    let store = args.store.open()?;
     let mut tables = describe(&store)?;
     let Some(name) = &args.name else {
         sink.table(&overview(&tables), 6, false)?;

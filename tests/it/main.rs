@@ -19,6 +19,7 @@ mod ingest_acme;
 mod ingest_spot;
 mod ingest_swf;
 mod malformed;
+mod one_trace;
 mod output_files;
 mod query;
 mod query_semantics;
