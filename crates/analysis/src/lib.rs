@@ -68,13 +68,18 @@ impl Ctx {
 /// of an analysis that is not a query): the binary draws its progress on a
 /// terminal and runs it without transparent huge pages; a library user or a
 /// test passes none.
+/// Told each step of a long build (`None` when it ends).
+pub type ProgressHook = std::sync::Arc<dyn Fn(Option<&str>) + Send + Sync>;
+/// Runs a long build (the function it is given, once).
+pub type AroundHook = std::sync::Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>;
+
 #[derive(Clone, Default)]
 pub struct Hooks {
     /// Called with a step's label before each step of the build and with
     /// `None` when it ends.
-    pub progress: Option<std::sync::Arc<dyn Fn(Option<&str>) + Send + Sync>>,
+    pub progress: Option<ProgressHook>,
     /// Runs the build: must call the function it is given, once.
-    pub around_build: Option<std::sync::Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync>>,
+    pub around_build: Option<AroundHook>,
 }
 
 impl std::fmt::Debug for Hooks {
