@@ -21,7 +21,6 @@
 //!   of a reference allocation.
 
 pub mod fit;
-pub static BESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 use crate::elastic::app::training::gain;
 
@@ -150,11 +149,9 @@ impl Goodput {
         let net = p.network_time(nodes, replicas).powf(p.gamma);
         let inv_gamma = 1.0 / p.gamma;
         let init = self.limits.init as f64;
-        CANDIDATE_CACHE.with(|cache| {
-            let mut cache = cache.borrow_mut();
-            let list = cache.entry((self.limits, replicas)).or_insert_with(|| candidates(&self.limits, replicas));
+        with_candidates(&self.limits, replicas, |list| {
             let mut best = Choice { goodput: f64::NEG_INFINITY, atomic_bsz: 0, accum_steps: 0 };
-            for &(atomic, accum) in list.iter() {
+            for &(atomic, accum) in list {
                 let goodput = if atomic == 0 {
                     0.0
                 } else {
@@ -173,12 +170,37 @@ impl Goodput {
     }
 }
 
-type CandidateKey = (BatchLimits, u32);
+/// Candidate splits per limits, then per replica count.
+type CandidateTable = Vec<(BatchLimits, Vec<Vec<(u32, u32)>>)>;
 
 thread_local! {
-    /// Candidate splits per (limits, replicas): they depend on nothing else.
-    static CANDIDATE_CACHE: std::cell::RefCell<std::collections::HashMap<CandidateKey, Vec<(u32, u32)>>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    /// Candidate splits per (limits, replicas): they depend on nothing else,
+    /// and a replay has a handful of applications, so a short list of
+    /// limits indexed by replicas finds them without hashing.
+    static CANDIDATES_SEEN: std::cell::RefCell<CandidateTable> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with the candidate splits of (`limits`, `replicas`).
+fn with_candidates<T>(limits: &BatchLimits, replicas: u32, f: impl FnOnce(&[(u32, u32)]) -> T) -> T {
+    CANDIDATES_SEEN.with(|cell| {
+        let mut table = cell.borrow_mut();
+        let at = match table.iter().position(|(l, _)| l == limits) {
+            Some(at) => at,
+            None => {
+                table.push((*limits, Vec::new()));
+                table.len() - 1
+            }
+        };
+        let per_replicas = &mut table[at].1;
+        let r = replicas as usize;
+        if per_replicas.len() <= r {
+            per_replicas.resize(r + 1, Vec::new());
+        }
+        if per_replicas[r].is_empty() {
+            per_replicas[r] = candidates(limits, replicas);
+        }
+        f(&per_replicas[r])
+    })
 }
 
 /// The (per-GPU batch, accumulation steps) of each candidate total batch:
