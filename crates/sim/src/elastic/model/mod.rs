@@ -145,21 +145,42 @@ impl Goodput {
     /// measured); a split outside the per-GPU range scores 0. Ties go to
     /// the smaller batch.
     pub fn best(&self, nodes: u32, replicas: u32) -> Choice {
+        self.best_of(replicas, &self.throughputs(nodes, replicas))
+    }
+
+    /// Examples per second of each candidate split of [`Goodput::best`] on
+    /// (nodes, replicas) (0 for a split outside the per-GPU range). They
+    /// depend only on the throughput parameters and the limits, so a
+    /// caller may keep them while only the gradient statistics change.
+    pub fn throughputs(&self, nodes: u32, replicas: u32) -> Vec<f64> {
         let p = &self.perf;
         let net = p.network_time(nodes, replicas).powf(p.gamma);
         let inv_gamma = 1.0 / p.gamma;
+        with_candidates(&self.limits, replicas, |list| {
+            list.iter()
+                .map(|&(atomic, accum)| {
+                    if atomic == 0 {
+                        return 0.0;
+                    }
+                    let batch = (replicas * atomic * (accum + 1)) as f64;
+                    let acc = p.accum_time(atomic as f64);
+                    batch / (accum as f64 * acc + (acc.powf(p.gamma) + net).powf(inv_gamma))
+                })
+                .collect()
+        })
+    }
+
+    /// [`Goodput::best`] from the candidates' [`Goodput::throughputs`].
+    pub fn best_of(&self, replicas: u32, throughputs: &[f64]) -> Choice {
         let init = self.limits.init as f64;
         with_candidates(&self.limits, replicas, |list| {
             let mut best = Choice { goodput: f64::NEG_INFINITY, atomic_bsz: 0, accum_steps: 0 };
-            for &(atomic, accum) in list {
+            for (&(atomic, accum), &through) in list.iter().zip(throughputs) {
                 let goodput = if atomic == 0 {
                     0.0
                 } else {
-                    let batch = (replicas * atomic * (accum + 1)) as f64;
-                    let acc = p.accum_time(atomic as f64);
-                    let time = accum as f64 * acc + (acc.powf(p.gamma) + net).powf(inv_gamma);
-                    let scale = batch / init;
-                    batch / time * gain(self.grad.sqr, self.grad.var, scale) / scale
+                    let scale = (replicas * atomic * (accum + 1)) as f64 / init;
+                    through * gain(self.grad.sqr, self.grad.var, scale) / scale
                 };
                 if goodput > best.goodput {
                     best = Choice { goodput, atomic_bsz: atomic, accum_steps: accum };

@@ -244,17 +244,21 @@ fn knapsack(options: &[Vec<Opt>], capacity: usize) -> Vec<usize> {
         reach = (reach + useful.iter().map(|&k| opts[k].replicas as usize).max().unwrap_or(0)).min(capacity);
         let row = &mut pick[j * width..(j + 1) * width];
         next[..=reach].fill(f64::NEG_INFINITY);
-        for c in 0..=reach {
-            for &k in &useful {
-                let o = &opts[k];
-                let r = o.replicas as usize;
-                if r > c || best[c - r] == f64::NEG_INFINITY {
-                    continue;
-                }
-                let v = best[c - r] + o.value;
-                if v > next[c] {
-                    next[c] = v;
-                    row[c] = k as u16;
+        // Option by option in their order, each total independently: the
+        // first option reaching a total's maximum keeps it, as when the
+        // options are tried total by total (an unreachable total, -inf,
+        // never beats one).
+        for &k in &useful {
+            let (r, value) = (opts[k].replicas as usize, opts[k].value);
+            if r > reach {
+                continue;
+            }
+            let (from, to) = (&best[..=reach - r], &mut next[r..=reach]);
+            for (c, (&b, n)) in from.iter().zip(to.iter_mut()).enumerate() {
+                let v = b + value;
+                if v > *n {
+                    *n = v;
+                    row[c + r] = k as u16;
                 }
             }
         }
