@@ -55,15 +55,6 @@ fn main() {
                     );
                 }
             }
-            use std::sync::atomic::Ordering::Relaxed;
-            use tracelab_sim::elastic::model;
-            eprintln!(
-                "fits {} obs {} evals {} bests {}",
-                model::fit::FITS.load(Relaxed),
-                model::fit::OBS.load(Relaxed),
-                model::fit::EVALS.load(Relaxed),
-                model::BESTS.load(Relaxed)
-            );
         }
     }
 }

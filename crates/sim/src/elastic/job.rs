@@ -15,15 +15,16 @@
 //! its GPUs ([`split_batch`]); an adaptive job (Pollux's agent, OSDI'21
 //! §4.1) takes the batch with the most goodput under its fitted model.
 //! Every configuration it runs is observed, and the model is refitted from
-//! all observations before it is next used ([`crate::elastic::model::fit`]).
+//! all observations before it is next used, starting from its previous fit
+//! ([`crate::elastic::model::fit`]).
 
 use std::collections::BTreeMap;
 
 use crate::elastic::app::throughput::Unmeasured;
 use crate::elastic::app::training::gain;
 use crate::elastic::app::{split_batch, Application};
-use crate::elastic::model::fit::{fit, Observation};
-use crate::elastic::model::{BatchLimits, Goodput, GradParams, PerfParams};
+use crate::elastic::model::fit::{fit_from, Fitted, Observation};
+use crate::elastic::model::{BatchLimits, Goodput, GradParams};
 use crate::time::Millis;
 
 /// One job of an elastic workload (a row of Pollux's workload CSV).
@@ -71,7 +72,7 @@ pub(crate) struct Runtime {
     /// Completion, seconds since time 0.
     pub done_at: Option<f64>,
     observed: BTreeMap<(u32, u32, u32), (f64, f64)>,
-    perf: Option<PerfParams>,
+    perf: Option<Fitted>,
     fitted_on: usize,
     pub grad: Option<GradParams>,
 }
@@ -136,10 +137,10 @@ impl Runtime {
                     optim_time: step,
                 })
                 .collect();
-            self.perf = Some(fit(&obs));
+            self.perf = Some(fit_from(&obs, self.perf.as_ref()));
             self.fitted_on = self.observed.len();
         }
-        Some(Goodput { perf: self.perf?, grad: self.grad?, limits: self.limits() })
+        Some(Goodput { perf: self.perf?.params, grad: self.grad?, limits: self.limits() })
     }
 
     /// Takes `gpus` (node per GPU, in placement order; empty: none) at

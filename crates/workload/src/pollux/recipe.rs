@@ -4,10 +4,10 @@
 //!
 //! 1. keep jobs that ran at least 60 s and used under 1,000 GPU-hours
 //!    (GPUs x run time);
-//! 2. shift each submission back by `start` hours (default 2) and keep the
-//!    jobs whose shifted hour of the day (the trace's local time) is below
-//!    `duration` (default 8): hours [start, start + duration) of *every*
-//!    day, not one continuous window;
+//! 2. shift each submission back by `start` hours (default 2) on the
+//!    trace's local wall clock and keep the jobs whose shifted hour of the
+//!    day is below `duration` (default 8): hours [start, start + duration)
+//!    of *every* day, not one continuous window;
 //! 3. draw `jobs` of them (default 160) uniformly without replacement;
 //! 4. place each at its shifted time of day (seconds since midnight), so
 //!    all days fold onto one `duration`-hour stretch;
@@ -87,11 +87,16 @@ pub fn class(hours: f64) -> usize {
     CLASS_BOUNDS_H.iter().position(|b| hours < *b).unwrap_or(3)
 }
 
-/// Seconds since local midnight of `epoch_ms` shifted back `start_h` hours.
+/// Seconds since midnight of `epoch_ms`'s local wall-clock time shifted
+/// back `start_h` hours on the clock. The generator subtracts the hours
+/// from the trace's naive local timestamps, so across a daylight-saving
+/// change the shift is on the wall clock, not in elapsed time: Philly's
+/// `2017-11-05 02:30:00` (PST, an hour after the fall-back) shifted by 2 h
+/// is 00:30, where 2 h of elapsed time earlier was 01:30 PDT.
 fn shifted_time_of_day(trace: Trace, epoch_ms: i64, start_h: u32) -> Option<u32> {
     let tz: chrono_tz::Tz = trace.local_tz().parse().ok()?;
-    let t = tz.timestamp_millis_opt(epoch_ms - start_h as i64 * 3_600_000).single()?;
-    Some(t.num_seconds_from_midnight())
+    let local = tz.timestamp_millis_opt(epoch_ms).single()?.naive_local();
+    Some((local - chrono::Duration::hours(start_h as i64)).num_seconds_from_midnight())
 }
 
 /// Applies the generator to a trace's candidate jobs.
@@ -242,6 +247,83 @@ mod tests {
             assert_eq!(g.left_out.count(&reason), n, "{reason}");
         }
         assert_eq!(g.rows, g.jobs.len() as u64 + g.left_out.total());
+    }
+
+    #[test]
+    fn selects_and_places_philly_rows_as_the_generator_row_by_row() {
+        // Philly rows at each edge of the generator's filters, worked by
+        // hand from their local (America/Los_Angeles) submission times; the
+        // artifact's generator, run on the same ten rows during development
+        // (as its philly.csv: naive local time, duration, GPUs, GPU time),
+        // kept the same five at the same times with the same classes.
+        let at = |s: &str| chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis();
+        let jobs = vec![
+            // 02:30 PDT, 60 s: kept (at least 60 s), shifted 00:30 = 1,800 s; 0.02 GPU-h: small.
+            job("sixty", at("2017-10-03T09:30:00Z"), 60, 1),
+            // 59 s: shorter than a minute.
+            job("fifty-nine", at("2017-10-03T09:30:00Z"), 59, 1),
+            // 03:00 PDT, 64 GPUs x 56,249 s = 999.98 GPU-h: kept at 3,600 s, extra large.
+            job("under-1000", at("2017-10-03T10:00:00Z"), 56_249, 64),
+            // 64 x 56,250 s = 1,000 GPU-h exactly: left out.
+            job("at-1000", at("2017-10-03T10:00:00Z"), 56_250, 64),
+            // 09:59:59 PDT, shifted 07:59:59: the last second kept, 28,799 s.
+            job("last-second", at("2017-10-04T16:59:59Z"), 600, 1),
+            // 10:00:00 PDT, shifted 08:00:00: outside [0, 8).
+            job("eight", at("2017-10-04T17:00:00Z"), 600, 1),
+            // 02:40 PST on the fall-back day (10:40Z): 2 h back on the wall
+            // clock is 00:40 = 2,400 s (2 h of elapsed time would be 01:40
+            // PDT); 2 GPUs x 2 h = 4 GPU-h: medium.
+            job("after-fall-back", at("2017-11-05T10:40:00Z"), 7200, 2),
+            // 01:30 PDT, the first of the repeated hour: shifted 23:30 the day before, outside.
+            job("repeated-hour", at("2017-11-05T08:30:00Z"), 600, 1),
+            // 01:00 PDT: shifted 23:00 the day before, outside.
+            job("before-midnight", at("2017-10-06T08:00:00Z"), 600, 1),
+            // 03:30 PDT just after the spring-forward (10:30Z): wall clock
+            // 01:30 = 5,400 s (elapsed time would give 00:30); 4 x 10 h = 40 GPU-h: large.
+            job("after-spring-forward", at("2018-03-11T10:30:00Z"), 36_000, 4),
+        ];
+        let loaded = Loaded {
+            source: "philly".into(),
+            unit: String::new(),
+            rows: jobs.len() as u64,
+            jobs,
+            names: Default::default(),
+            left_out: LeftOut::default(),
+        };
+        let g = generate(loaded, Trace::Philly, &Recipe { jobs: 160, ..Recipe::default() }).unwrap();
+        let got: Vec<(&str, i64, usize)> = g
+            .jobs
+            .iter()
+            .zip(&g.trace_ids)
+            .zip(&g.classes)
+            .map(|((j, id), &c)| (id.as_str(), j.submit / SECOND, c))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("sixty", 1800, 0),
+                ("after-fall-back", 2400, 1),
+                ("under-1000", 3600, 3),
+                ("after-spring-forward", 5400, 2),
+                ("last-second", 28_799, 0),
+            ]
+        );
+        let apps: Vec<&str> = g.jobs.iter().map(|j| j.application.name).collect();
+        assert!(["cifar10", "ncf"].contains(&apps[0]) && ["cifar10", "ncf"].contains(&apps[4]));
+        assert!(["deepspeech2", "bert"].contains(&apps[1]));
+        assert_eq!((apps[2], apps[3]), ("imagenet", "yolov3"));
+        for (i, j) in g.jobs.iter().enumerate() {
+            assert_eq!(j.name, format!("{}-{i}", j.application.name));
+        }
+        for (reason, n) in [
+            (LeftReason::ShorterThanMinute, 1),
+            (LeftReason::ThousandGpuHours, 1),
+            (LeftReason::OutsideHours, 3),
+            (LeftReason::NotSampled, 0),
+        ] {
+            assert_eq!(g.left_out.count(&reason), n, "{reason}");
+        }
+        assert_eq!(g.eligible, 5);
     }
 
     #[test]

@@ -17,9 +17,11 @@
 //! is a projected limited-memory BFGS (8 pairs; parameters at a bound with
 //! the gradient pushing outwards are held, the step is projected back into
 //! the box, with a backtracking line search along the projected path), as
-//! the bounded quasi-Newton method the paper's agent uses, from the same
-//! starting point every time (0.1 for each α, 0.01 for each β, γ = 1.001),
-//! so a fit depends only on the observations.
+//! the bounded quasi-Newton method the paper's agent uses. The first fit of
+//! a job starts from the agent's starting point (0.1 for each α, 0.01 for
+//! each β, γ = 1.001); each later one from the job's previous fit for the
+//! parameters that fit had free ([`fit_from`]), so a fit depends on the
+//! observations and the order in which they came, which is deterministic.
 
 use super::{PerfParams, NEGLIGIBLE};
 
@@ -36,13 +38,27 @@ pub struct Observation {
 }
 
 const GAMMA_MAX: f64 = 10.0;
-pub static FITS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-pub static OBS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-pub static EVALS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 const START: [f64; 7] = [0.1, 0.01, 0.1, 0.01, 0.1, 0.01, 1.001];
 
-/// The fitted parameters (the observations must not be empty).
+/// A fit: the parameters and which of them were fitted (the others pinned).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fitted {
+    pub params: PerfParams,
+    pub free: [bool; 7],
+}
+
+/// The fitted parameters from the fixed starting point (the observations
+/// must not be empty).
 pub fn fit(obs: &[Observation]) -> PerfParams {
+    fit_from(obs, None).params
+}
+
+/// The fitted parameters, starting where `previous` (the job's last fit,
+/// on a subset of these observations) left each parameter it fitted, and
+/// from the fixed starting point for the others. A job's observations
+/// grow by one configuration at a time, so its last fit is usually close
+/// to the next: the search then takes about a third of the evaluations.
+pub fn fit_from(obs: &[Observation], previous: Option<&Fitted>) -> Fitted {
     assert!(!obs.is_empty(), "fitting needs at least one observation");
     let fixed = pinned(obs);
     let free: Vec<usize> = (0..7).filter(|&i| fixed[i].is_none()).collect();
@@ -58,12 +74,13 @@ pub fn fit(obs: &[Observation]) -> PerfParams {
     };
     let lower: Vec<f64> = free.iter().map(|&i| if i == 6 { 1.0 } else { NEGLIGIBLE }).collect();
     let upper: Vec<f64> = free.iter().map(|&i| if i == 6 { GAMMA_MAX } else { f64::INFINITY }).collect();
-    let x0: Vec<f64> = free.iter().map(|&i| START[i]).collect();
-    FITS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    OBS.fetch_add(obs.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    let start = |i: usize| match previous {
+        Some(f) if f.free[i] => f.params.to_array()[i],
+        _ => START[i],
+    };
+    let x0: Vec<f64> = free.iter().map(|&i| start(i)).collect();
     let pts = points(obs);
     let x = projected_lbfgs(&x0, &lower, &upper, |x| {
-        EVALS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (f, g) = objective_at(&full(x), &pts);
         (f, free.iter().map(|&i| g[i]).collect())
     });
@@ -72,7 +89,7 @@ pub fn fit(obs: &[Observation]) -> PerfParams {
         p[2] = p[2].max(p[4] * 1.1);
         p[3] = p[3].max(p[5] * 1.1);
     }
-    PerfParams::from_array(p)
+    Fitted { params: PerfParams::from_array(p), free: std::array::from_fn(|i| fixed[i].is_none()) }
 }
 
 /// The pinned parameters and their values.
@@ -343,6 +360,46 @@ mod tests {
         let (f_fit, _) = objective(&fitted.to_array(), &o);
         let (f_truth, _) = objective(&truth.to_array(), &o);
         assert!(f_fit <= f_truth + 1e-9, "fit {f_fit} vs truth {f_truth}: {fitted:?}");
+        for x in &o {
+            let got = fitted.optim_time(fitted.accum_time(x.atomic_bsz), fitted.network_time(x.nodes, x.replicas));
+            assert!((got / x.optim_time - 1.0).abs() < 0.05, "{x:?}: {got}");
+        }
+    }
+
+    #[test]
+    fn a_fit_started_from_the_previous_one_fits_as_well() {
+        // As a job sees them: one configuration more at a time, each fit
+        // starting from the one before. From three observations on (two
+        // batch sizes: nothing pinned but what no observation shows) every
+        // fit scores no worse than the model that made the (+-3 % perturbed)
+        // observations, and the last predicts every time within 5 %, as the
+        // fit from the fixed start does. The objective is not convex, and
+        // neither start is better everywhere: measured, with two
+        // observations the warm fit stays at 0.074 where the fixed start
+        // reaches 0.042; with six the fixed start stops at 0.076 and the
+        // warm fit reaches 0.038.
+        let truth = PerfParams::from_array([0.02, 0.003, 0.2, 0.02, 0.05, 0.01, 3.0]);
+        let mut o = Vec::new();
+        let mut previous: Option<Fitted> = None;
+        for (k, (n, r, b)) in
+            [(1, 1, 32.0), (1, 2, 32.0), (1, 2, 64.0), (1, 4, 48.0), (2, 8, 32.0), (4, 16, 16.0), (3, 9, 64.0)]
+                .into_iter()
+                .enumerate()
+        {
+            let mut x = obs(n, r, b, &truth);
+            let wiggle = [1.03, 0.97, 1.01, 0.99][k % 4];
+            x.accum_time *= wiggle;
+            x.optim_time *= 2.0 - wiggle;
+            o.push(x);
+            let f = fit_from(&o, previous.as_ref());
+            let (f_fit, _) = objective(&f.params.to_array(), &o);
+            let (f_truth, _) = objective(&truth.to_array(), &o);
+            if o.len() >= 3 {
+                assert!(f_fit <= f_truth + 1e-9, "{} observations: fit {f_fit} vs truth {f_truth}", o.len());
+            }
+            previous = Some(f);
+        }
+        let fitted = previous.unwrap().params;
         for x in &o {
             let got = fitted.optim_time(fitted.accum_time(x.atomic_bsz), fitted.network_time(x.nodes, x.replicas));
             assert!((got / x.optim_time - 1.0).abs() < 0.05, "{x:?}: {got}");

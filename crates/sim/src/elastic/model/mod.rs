@@ -21,7 +21,6 @@
 //!   of a reference allocation.
 
 pub mod fit;
-pub static BESTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 use crate::elastic::app::training::gain;
 
@@ -146,23 +145,42 @@ impl Goodput {
     /// measured); a split outside the per-GPU range scores 0. Ties go to
     /// the smaller batch.
     pub fn best(&self, nodes: u32, replicas: u32) -> Choice {
+        self.best_of(replicas, &self.throughputs(nodes, replicas))
+    }
+
+    /// Examples per second of each candidate split of [`Goodput::best`] on
+    /// (nodes, replicas) (0 for a split outside the per-GPU range). They
+    /// depend only on the throughput parameters and the limits, so a
+    /// caller may keep them while only the gradient statistics change.
+    pub fn throughputs(&self, nodes: u32, replicas: u32) -> Vec<f64> {
         let p = &self.perf;
         let net = p.network_time(nodes, replicas).powf(p.gamma);
         let inv_gamma = 1.0 / p.gamma;
+        with_candidates(&self.limits, replicas, |list| {
+            list.iter()
+                .map(|&(atomic, accum)| {
+                    if atomic == 0 {
+                        return 0.0;
+                    }
+                    let batch = (replicas * atomic * (accum + 1)) as f64;
+                    let acc = p.accum_time(atomic as f64);
+                    batch / (accum as f64 * acc + (acc.powf(p.gamma) + net).powf(inv_gamma))
+                })
+                .collect()
+        })
+    }
+
+    /// [`Goodput::best`] from the candidates' [`Goodput::throughputs`].
+    pub fn best_of(&self, replicas: u32, throughputs: &[f64]) -> Choice {
         let init = self.limits.init as f64;
-        CANDIDATE_CACHE.with(|cache| {
-            let mut cache = cache.borrow_mut();
-            let list = cache.entry((self.limits, replicas)).or_insert_with(|| candidates(&self.limits, replicas));
+        with_candidates(&self.limits, replicas, |list| {
             let mut best = Choice { goodput: f64::NEG_INFINITY, atomic_bsz: 0, accum_steps: 0 };
-            for &(atomic, accum) in list.iter() {
+            for (&(atomic, accum), &through) in list.iter().zip(throughputs) {
                 let goodput = if atomic == 0 {
                     0.0
                 } else {
-                    let batch = (replicas * atomic * (accum + 1)) as f64;
-                    let acc = p.accum_time(atomic as f64);
-                    let time = accum as f64 * acc + (acc.powf(p.gamma) + net).powf(inv_gamma);
-                    let scale = batch / init;
-                    batch / time * gain(self.grad.sqr, self.grad.var, scale) / scale
+                    let scale = (replicas * atomic * (accum + 1)) as f64 / init;
+                    through * gain(self.grad.sqr, self.grad.var, scale) / scale
                 };
                 if goodput > best.goodput {
                     best = Choice { goodput, atomic_bsz: atomic, accum_steps: accum };
@@ -173,12 +191,37 @@ impl Goodput {
     }
 }
 
-type CandidateKey = (BatchLimits, u32);
+/// Candidate splits per limits, then per replica count.
+type CandidateTable = Vec<(BatchLimits, Vec<Vec<(u32, u32)>>)>;
 
 thread_local! {
-    /// Candidate splits per (limits, replicas): they depend on nothing else.
-    static CANDIDATE_CACHE: std::cell::RefCell<std::collections::HashMap<CandidateKey, Vec<(u32, u32)>>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    /// Candidate splits per (limits, replicas): they depend on nothing else,
+    /// and a replay has a handful of applications, so a short list of
+    /// limits indexed by replicas finds them without hashing.
+    static CANDIDATES_SEEN: std::cell::RefCell<CandidateTable> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Calls `f` with the candidate splits of (`limits`, `replicas`).
+fn with_candidates<T>(limits: &BatchLimits, replicas: u32, f: impl FnOnce(&[(u32, u32)]) -> T) -> T {
+    CANDIDATES_SEEN.with(|cell| {
+        let mut table = cell.borrow_mut();
+        let at = match table.iter().position(|(l, _)| l == limits) {
+            Some(at) => at,
+            None => {
+                table.push((*limits, Vec::new()));
+                table.len() - 1
+            }
+        };
+        let per_replicas = &mut table[at].1;
+        let r = replicas as usize;
+        if per_replicas.len() <= r {
+            per_replicas.resize(r + 1, Vec::new());
+        }
+        if per_replicas[r].is_empty() {
+            per_replicas[r] = candidates(limits, replicas);
+        }
+        f(&per_replicas[r])
+    })
 }
 
 /// The (per-GPU batch, accumulation steps) of each candidate total batch:

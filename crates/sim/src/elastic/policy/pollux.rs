@@ -53,24 +53,51 @@ struct Goodputs {
     model: Option<Goodput>,
     /// [one node, several][replicas]; NaN until computed.
     best: [Vec<f64>; 2],
+    /// [one node, several][replicas]: the candidate splits' throughputs
+    /// (empty until computed), kept while the throughput model is.
+    through: [Vec<Vec<f64>>; 2],
 }
 
 impl Goodputs {
     fn new(model: Option<Goodput>) -> Goodputs {
-        Goodputs { model, best: [Vec::new(), Vec::new()] }
+        Goodputs { model, best: [Vec::new(), Vec::new()], through: [Vec::new(), Vec::new()] }
+    }
+
+    /// For the job's model now: the best goodputs start again; the
+    /// throughputs are kept if only the gradient statistics changed (a new
+    /// epoch or batch size), as they depend on the rest only.
+    fn renew(self, model: Option<Goodput>) -> Goodputs {
+        if self.model == model {
+            return self;
+        }
+        let same = |a: &Goodput, b: &Goodput| a.perf == b.perf && a.limits == b.limits;
+        match (self.model, model) {
+            (Some(old), Some(new)) if same(&old, &new) => Goodputs { model, best: [Vec::new(), Vec::new()], ..self },
+            _ => Goodputs::new(model),
+        }
     }
 
     /// Best goodput on `replicas` GPUs (a job without a model scales
     /// perfectly: its goodput is its GPU count).
     fn get(&mut self, multi: bool, replicas: u32) -> f64 {
         let Some(model) = self.model else { return replicas as f64 };
-        let v = &mut self.best[multi as usize];
+        let (v, through) = (&mut self.best[multi as usize], &mut self.through[multi as usize]);
         let r = replicas as usize;
         if v.len() <= r {
             v.resize(r + 1, f64::NAN);
         }
         if v[r].is_nan() {
-            v[r] = if replicas == 0 { 0.0 } else { model.best(if multi { 2 } else { 1 }, replicas).goodput };
+            v[r] = if replicas == 0 {
+                0.0
+            } else {
+                if through.len() <= r {
+                    through.resize(r + 1, Vec::new());
+                }
+                if through[r].is_empty() {
+                    through[r] = model.throughputs(if multi { 2 } else { 1 }, replicas);
+                }
+                model.best_of(replicas, &through[r]).goodput
+            };
         }
         v[r]
     }
@@ -187,8 +214,8 @@ impl ElasticPolicy for Pollux {
                 let j = &round.jobs[i];
                 let age = (round.now - j.submit) as f64 / 1000.0;
                 let mut goodputs = match self.cache.remove(&j.index) {
-                    Some(g) if g.model == j.goodput => g,
-                    _ => Goodputs::new(j.goodput),
+                    Some(g) => g.renew(j.goodput),
+                    None => Goodputs::new(j.goodput),
                 };
                 let base = goodputs.get(fair_nodes > 1, fair_replicas);
                 Term {

@@ -180,3 +180,79 @@ fn worked_example_two_jobs_two_nodes() {
     let want = -1.0 / (2.0 + 1e-3) - 1.0 / (1.0 + 1e-3);
     assert!((p.total(&rows) - want).abs() < 1e-12);
 }
+
+/// The knapsack over every option at every total (the table before the
+/// pruning of [`knapsack`]): the reference its choices must equal.
+fn full_table_knapsack(options: &[Vec<Opt>], capacity: usize) -> Vec<usize> {
+    let n = options.len();
+    let mut best = vec![f64::NEG_INFINITY; capacity + 1];
+    best[0] = 0.0;
+    let mut pick = vec![vec![u16::MAX; capacity + 1]; n];
+    for (j, opts) in options.iter().enumerate() {
+        let mut next = vec![f64::NEG_INFINITY; capacity + 1];
+        for c in 0..=capacity {
+            for (k, o) in opts.iter().enumerate() {
+                let r = o.replicas as usize;
+                if r > c || best[c - r] == f64::NEG_INFINITY {
+                    continue;
+                }
+                if best[c - r] + o.value > next[c] {
+                    next[c] = best[c - r] + o.value;
+                    pick[j][c] = k as u16;
+                }
+            }
+        }
+        best = next;
+    }
+    let mut c = (0..=capacity).fold(0, |b, c| if best[c] > best[b] { c } else { b });
+    let mut chosen = vec![0; n];
+    for j in (0..n).rev() {
+        chosen[j] = pick[j][c] as usize;
+        c -= options[j][chosen[j]].replicas as usize;
+    }
+    chosen
+}
+
+#[test]
+fn pruned_knapsack_chooses_as_the_full_table() {
+    // Random option lists shaped like Pollux's (keep, one node, across
+    // nodes, none; values rising then falling with GPUs, some equal by
+    // construction so ties are exercised), capacities below and above
+    // what the jobs can use: the same choices, option by option.
+    let mut rng = Rng::new(11);
+    for case in 0..400 {
+        let n = 1 + rng.below(8) as usize;
+        let options: Vec<Vec<Opt>> = (0..n)
+            .map(|_| {
+                let max = 1 + rng.below(12) as u32;
+                let peak = 1 + rng.below(max as u64) as u32;
+                let level = |r: u32| if r <= peak { r as f64 } else { peak as f64 - 0.5 * (r - peak) as f64 };
+                let coarse = rng.below(2) == 0;
+                let v = |r: u32, rng: &mut Rng| {
+                    let x = -1.0 / (level(r) + 1.0) + if coarse { 0.0 } else { 0.01 * rng.unit() };
+                    if coarse {
+                        (x * 4.0).round() / 4.0
+                    } else {
+                        x
+                    }
+                };
+                let cr = rng.below(max as u64 + 1) as u32;
+                let mut o = vec![Opt { kind: Kind::Keep, replicas: cr, value: v(cr, &mut rng) }];
+                for r in 1..=max {
+                    if r <= 4 {
+                        o.push(Opt { kind: Kind::Single, replicas: r, value: v(r, &mut rng) });
+                    }
+                    if r >= 2 {
+                        o.push(Opt { kind: Kind::Multi, replicas: r, value: v(r, &mut rng) - 0.05 });
+                    }
+                }
+                if cr > 0 {
+                    o.push(Opt { kind: Kind::Single, replicas: 0, value: v(0, &mut rng) });
+                }
+                o
+            })
+            .collect();
+        let capacity = rng.below(40) as usize;
+        assert_eq!(knapsack(&options, capacity), full_table_knapsack(&options, capacity), "case {case}");
+    }
+}
