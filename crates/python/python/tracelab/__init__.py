@@ -1,0 +1,125 @@
+"""tracelab from Python: the store, its tables, SQL and the analyses.
+
+Every function here calls the library function the matching ``tracelab``
+command calls, so an answer here is the command's answer::
+
+    import tracelab
+    tl = tracelab.open()                 # the bundled samples' store
+    tl.tables()                          # as `tracelab tables`
+    t = tl.query("top-users-by-gpu-hours", trace="helios")
+    import polars as pl; pl.DataFrame(t) # or pyarrow.table(t), duckdb.sql("from t")
+    a = tl.analyze("philly.queue-delay") # as `tracelab analyze --format json`
+
+Tables are :class:`Table` objects speaking the Arrow PyCapsule interface
+(``__arrow_c_stream__``): pyarrow, polars and DuckDB read them without a
+copy of their numeric columns, and tracelab itself needs none of them.
+Errors are :class:`Error` (:class:`UsageError` for a wrong name, parameter
+or option) with the command's message.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+from ._tracelab import Error, Table, UsageError
+from ._tracelab import Store as _Store
+from ._tracelab import ingest as _ingest
+from ._tracelab import open_store as _open_store
+
+__all__ = ["Analysis", "Error", "Store", "Table", "UsageError", "ingest", "open"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _param_text(name: str, value: Any) -> str:
+    """A parameter as the command line would spell it (``--param name=value``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    raise UsageError(f"parameter {name}: expected a str, int, float or bool, got {type(value).__name__}")
+
+
+class Analysis:
+    """One analysis' result: its id, title, definition, headline numbers,
+    published values and parts, as ``tracelab analyze ID --format json``
+    prints them (:attr:`document`), and all its parts as one tidy table
+    (:attr:`table`, as ``--format csv``)."""
+
+    def __init__(self, document: Dict[str, Any], table: Table) -> None:
+        self.document = document
+        self.table = table
+
+    @property
+    def id(self) -> str:
+        return self.document["id"]
+
+    @property
+    def title(self) -> str:
+        return self.document["title"]
+
+    @property
+    def definition(self) -> str:
+        return self.document["definition"]
+
+    @property
+    def parts(self) -> List[Dict[str, Any]]:
+        return self.document["parts"]
+
+    def part(self, name: str) -> Dict[str, Any]:
+        """The part called ``name``."""
+        for p in self.parts:
+            if p["name"] == name:
+                return p
+        names = ", ".join(p["name"] for p in self.parts)
+        raise UsageError(f"{self.id} has no part `{name}`; its parts: {names}")
+
+    def __repr__(self) -> str:
+        return f"<tracelab.Analysis {self.id}: {len(self.parts)} part(s)>"
+
+
+class Store:
+    """An opened store (see :func:`open`)."""
+
+    def __init__(self, native: _Store) -> None:
+        self._native = native
+
+    @property
+    def path(self) -> str:
+        """The store's folder."""
+        return str(self._native.path)
+
+    def tables(self) -> Table:
+        """One row per table present: SQL name, trace, rows, columns, bytes
+        (``tracelab tables``)."""
+        return self._native.tables()
+
+    def query(self, sql: str, **params: Any) -> Table:
+        """Runs SQL text or a named query (``tracelab query --list`` names
+        them) with its parameters (``tracelab query SQL --param k=v``)."""
+        return self._native.query(sql, {k: _param_text(k, v) for k, v in params.items()})
+
+    def analyze(self, id: str, **params: Any) -> Analysis:
+        """Runs an analysis (``tracelab analyze ID --param k=v``)."""
+        import json
+
+        given = [(k, _param_text(k, v)) for k, v in params.items()]
+        document, table = self._native.analyze(id, given)
+        return Analysis(json.loads(document), table)
+
+    def __repr__(self) -> str:
+        return f"<tracelab.Store {self.path}>"
+
+
+def open(store: Optional[PathLike] = None) -> Store:  # noqa: A001 - mirrors the verb
+    """Opens a store written by ``tracelab ingest``; without one, the
+    bundled ``data-samples/`` store, ingested on first use (as the
+    commands' default ``--store``)."""
+    return Store(_open_store(None if store is None else os.fspath(store)))
+
+
+def ingest(dir: PathLike, store: Optional[PathLike] = None, *, force: bool = False) -> Store:
+    """Ingests the traces in ``dir`` into ``store`` (``<dir>/.tracelab``
+    when not given), as ``tracelab ingest``, and opens it."""
+    return Store(_ingest(os.fspath(dir), None if store is None else os.fspath(store), force))
