@@ -1,5 +1,5 @@
 //! The Python extension module `tracelab._tracelab`: the store, its tables,
-//! queries and analyses for Python, each calling the library function the
+//! queries, analyses and replays, synthetic traces for Python, each calling the library function the
 //! matching CLI verb calls (no logic of its own beyond converting values),
 //! and tables handed over through the Arrow C stream interface. The Python
 //! face (keyword arguments, docstrings, type stubs) is in
@@ -8,6 +8,8 @@
 
 mod errors;
 mod open;
+mod simulate;
+mod synth;
 mod table;
 
 use pyo3::prelude::*;
@@ -22,5 +24,6 @@ fn _tracelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<open::Store>()?;
     m.add_function(wrap_pyfunction!(open::open_store, m)?)?;
     m.add_function(wrap_pyfunction!(open::ingest, m)?)?;
+    m.add_function(wrap_pyfunction!(synth::synth, m)?)?;
     Ok(())
 }

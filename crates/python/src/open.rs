@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 
 use tracelab_analysis::{self as analysis, render, Ctx};
 use tracelab_ingest::{FileProgress, Limits, Plan, Progress};
-use tracelab_query::{ask, output, tables};
+use tracelab_query::{ask, tables, Limits as QueryLimits};
 use tracelab_schema::error::Error;
 
 use crate::errors::to_py;
@@ -36,18 +36,40 @@ impl Store {
     /// One row per table present (as `tracelab tables`).
     fn tables(&self, py: Python<'_>) -> PyResult<Table> {
         let store = &self.store;
-        py.detach(|| {
-            let overview = tables::overview(&tables::describe(store)?);
-            output::frame(&overview)
-        })
-        .map(Table::new)
-        .map_err(to_py)
+        py.detach(|| Table::of(&tables::overview(&tables::describe(store)?))).map_err(to_py)
     }
 
-    /// A named query or SQL text with its parameters (as `tracelab query`).
-    fn query(&self, py: Python<'_>, text: &str, params: BTreeMap<String, String>) -> PyResult<Table> {
+    /// A named query or SQL text with its parameters (as `tracelab query`):
+    /// DataFusion's record batches as they came, and the notes the CLI
+    /// prints on stderr.
+    #[pyo3(signature = (text, params, memory_limit=None))]
+    fn query(
+        &self,
+        py: Python<'_>,
+        text: &str,
+        params: BTreeMap<String, String>,
+        memory_limit: Option<u64>,
+    ) -> PyResult<(Table, Vec<String>)> {
         let store = &self.store;
-        py.detach(|| ask::answer(store, &ask::named_or_sql(text)?, &params)).map(Table::new).map_err(to_py)
+        let mut limits = QueryLimits::default();
+        if let Some(bytes) = memory_limit {
+            limits.memory_limit = bytes;
+        }
+        py.detach(|| ask::answer(store, &ask::named_or_sql(text)?, &params, limits))
+            .map(|a| (Table::new(a.schema, a.batches), a.notes))
+            .map_err(to_py)
+    }
+
+    /// A replay (as `tracelab simulate`) with the command's options as
+    /// keywords; the result as `analyze` gives it.
+    #[pyo3(signature = (options, threads=None))]
+    fn simulate(
+        &self,
+        py: Python<'_>,
+        options: &Bound<'_, pyo3::types::PyDict>,
+        threads: Option<usize>,
+    ) -> PyResult<(String, Table)> {
+        crate::simulate::simulate(py, &self.store, options, threads)
     }
 
     /// An analysis with its parameters (as `tracelab analyze`): its JSON
@@ -58,7 +80,7 @@ impl Store {
             let found = analysis::find(id)?;
             let out = found.run(&Ctx::new(store.clone()), &params)?;
             let json = serde_json::to_string(&out.to_json())?;
-            Ok((json, Table::new(output::frame(&render::tidy(&out, None))?)))
+            Ok((json, Table::of(&render::tidy(&out, None))?))
         })
         .map_err(to_py)
     }

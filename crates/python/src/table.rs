@@ -1,18 +1,16 @@
 //! `tracelab.Table`: a result handed to Python through the Arrow PyCapsule
 //! interface (`__arrow_c_stream__`), so pyarrow, polars, pandas and DuckDB
 //! read it without pyarrow being a dependency of tracelab. The stream
-//! exports the Polars frame's own buffers (Polars' Arrow crate implements
-//! the C data interface), one record batch per chunk.
-//!
-//! Types are exported at Polars' oldest compatibility level (strings as
-//! `large_string`, lists as `large_list`), which every consumer reads,
-//! pyarrow 14 included; numeric, boolean and temporal columns cross without
-//! a copy, string columns are re-laid out once from Polars' string views.
+//! exports the record batches' own buffers (Arrow's C data interface): a
+//! query's batches are DataFusion's as it produced them, other results
+//! (tables, analyses, replays) are built once from their neutral table by
+//! `tracelab_query::output::batch`, the writer the CLI's Parquet output uses.
 
-use polars::prelude::{CompatLevel, DataFrame, SchemaExt};
-use polars_arrow::array::{Array, StructArray};
-use polars_arrow::datatypes::{ArrowDataType, Field};
-use polars_arrow::ffi;
+use std::sync::Arc;
+
+use arrow_array::ffi_stream::FFI_ArrowArrayStream;
+use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, RecordBatchIterator};
+use arrow_schema::SchemaRef;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -20,12 +18,23 @@ use pyo3::types::PyCapsule;
 /// `polars.DataFrame`, `duckdb` or `pandas` via pyarrow.
 #[pyclass(module = "tracelab", frozen)]
 pub struct Table {
-    df: DataFrame,
+    schema: SchemaRef,
+    batches: Vec<RecordBatch>,
 }
 
 impl Table {
-    pub fn new(df: DataFrame) -> Table {
-        Table { df }
+    pub fn new(schema: SchemaRef, batches: Vec<RecordBatch>) -> Table {
+        Table { schema, batches }
+    }
+
+    /// A neutral table (the presentation layer's) as one record batch.
+    pub fn of(t: &tracelab_present::Table) -> anyhow::Result<Table> {
+        let batch = tracelab_query::output::batch(t)?;
+        Ok(Table { schema: batch.schema(), batches: vec![batch] })
+    }
+
+    fn rows(&self) -> usize {
+        self.batches.iter().map(RecordBatch::num_rows).sum()
     }
 }
 
@@ -34,21 +43,21 @@ impl Table {
     /// The number of rows.
     #[getter]
     fn num_rows(&self) -> usize {
-        self.df.height()
+        self.rows()
     }
 
     /// The column names, in order.
     #[getter]
     fn column_names(&self) -> Vec<String> {
-        self.df.get_column_names().iter().map(|s| s.to_string()).collect()
+        self.schema.fields().iter().map(|f| f.name().clone()).collect()
     }
 
     fn __len__(&self) -> usize {
-        self.df.height()
+        self.rows()
     }
 
     fn __repr__(&self) -> String {
-        format!("<tracelab.Table: {} rows, columns {}>", self.df.height(), self.column_names().join(", "))
+        format!("<tracelab.Table: {} rows, columns {}>", self.rows(), self.column_names().join(", "))
     }
 
     /// The Arrow C stream of this table (the Arrow PyCapsule interface).
@@ -60,38 +69,24 @@ impl Table {
         requested_schema: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyCapsule>> {
         let _ = requested_schema;
-        PyCapsule::new_with_value(py, stream(&self.df), c"arrow_array_stream")
+        let reader = RecordBatchIterator::new(self.batches.clone().into_iter().map(Ok), Arc::clone(&self.schema));
+        let stream = FFI_ArrowArrayStream::new(Box::new(reader));
+        PyCapsule::new_with_value(py, stream, c"arrow_array_stream")
     }
 
     /// Test support, not an API: the address of the values of column
-    /// `name`'s first chunk (an Int64 or Float64 column) as this side holds
-    /// them, so a test can check that a consumer reads that very memory.
+    /// `name` in the first batch (an Int64 or Float64 column) as this side
+    /// holds them, so a test can check that a consumer reads that very memory.
     fn _values_address(&self, name: &str) -> PyResult<usize> {
-        let column = self.df.column(name).map_err(crate::errors::to_py)?;
-        let series = column.as_materialized_series();
-        let address = match (series.i64(), series.f64()) {
-            (Ok(ca), _) => ca.downcast_iter().next().map(|a| a.values().as_ptr() as usize),
-            (_, Ok(ca)) => ca.downcast_iter().next().map(|a| a.values().as_ptr() as usize),
-            _ => None,
-        };
+        let column = self.batches.first().and_then(|b| b.column_by_name(name));
+        let address = column.and_then(|c| {
+            let any = c.as_any();
+            match (any.downcast_ref::<Int64Array>(), any.downcast_ref::<Float64Array>()) {
+                (Some(a), _) if !a.is_empty() => Some(a.values().as_ptr() as usize),
+                (_, Some(a)) if !a.is_empty() => Some(a.values().as_ptr() as usize),
+                _ => None,
+            }
+        });
         address.ok_or_else(|| crate::errors::to_py(anyhow::anyhow!("{name}: not a non-empty Int64 or Float64 column")))
     }
-}
-
-/// The frame as an Arrow C stream of struct arrays, one per chunk.
-fn stream(df: &DataFrame) -> ffi::ArrowArrayStream {
-    let compat = CompatLevel::oldest();
-    let schema = df.schema().to_arrow(compat);
-    let fields: Vec<Field> = schema.iter_values().cloned().collect();
-    let dtype = ArrowDataType::Struct(fields);
-    let batches: Vec<Box<dyn Array>> = df
-        .iter_chunks(compat, false)
-        .map(|batch| {
-            let len = batch.len();
-            let arrays = batch.into_arrays();
-            Box::new(StructArray::new(dtype.clone(), len, arrays, None)) as Box<dyn Array>
-        })
-        .collect();
-    let field = Field::new("".into(), dtype, false);
-    ffi::export_iterator(Box::new(batches.into_iter().map(Ok)), field)
 }

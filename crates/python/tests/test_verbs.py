@@ -58,7 +58,7 @@ def test_query_is_the_clis(cli, store, tmp_path, text, params):
 
 @pytest.mark.parametrize(
     "id, params",
-    [("philly.queueing-by-vc", {}), ("helios.monthly", {}), ("pai.allocation-by-gpu-type", {})],
+    [("philly.queueing-by-vc", {}), ("helios.job-size", {}), ("pai.allocation-by-gpu-type", {})],
 )
 def test_analyze_is_the_clis(cli, store, tmp_path, id, params):
     got = store.analyze(id, **params)
@@ -101,3 +101,56 @@ def test_ingest_writes_the_store_the_cli_writes(cli, tmp_path):
 def test_a_missing_store_is_a_usage_error(tmp_path):
     with pytest.raises(tracelab.UsageError):
         tracelab.open(tmp_path / "nothing-here")
+
+
+def test_synth_writes_the_files_the_cli_writes(cli, tmp_path):
+    listed = tracelab.synth("philly", tmp_path / "py", scale=0.002, seed=7)
+    cli("synth", "philly", "--scale", "0.002", "--seed", "7", "--out", tmp_path / "cli", "--format", "csv", "-q")
+    theirs = sorted(p.relative_to(tmp_path / "cli") for p in (tmp_path / "cli").rglob("*") if p.is_file())
+    mine = sorted(p.relative_to(tmp_path / "py") for p in (tmp_path / "py").rglob("*") if p.is_file())
+    assert mine == theirs and mine
+    for rel in mine:
+        assert (tmp_path / "py" / rel).read_bytes() == (tmp_path / "cli" / rel).read_bytes(), rel
+    # The listing names every file with its size on disk.
+    assert sorted(r["file"] for r in listed) == sorted(str(p) for p in mine if p.name != "corruptions.csv")
+    for r in listed:
+        assert r["trace"] == "philly"
+        assert r["bytes"] == (tmp_path / "py" / r["file"]).stat().st_size
+
+
+def test_synth_checks_its_options_as_the_cli_does(cli, tmp_path):
+    done = cli("synth", "philly", "--scale", "50", "--out", tmp_path / "cli", check=False)
+    assert done.returncode == 2, done.stderr
+    with pytest.raises(tracelab.UsageError) as caught:
+        tracelab.synth("philly", tmp_path / "py", scale=50)
+    assert str(caught.value) == done.stderr.strip().removeprefix("error: ")
+    with pytest.raises(tracelab.UsageError):
+        tracelab.synth("swf", tmp_path / "py")
+
+
+@pytest.mark.parametrize(
+    "options, flags",
+    [
+        ({"trace": "philly", "policy": ["fifo", "sjf"]}, ["--trace", "philly", "--policy", "fifo,sjf"]),
+        (
+            {"trace": "helios", "policy": "srtf", "placement": "spread", "sample": 300, "seed": 3, "load": [1, 2]},
+            ["--trace", "helios", "--policy", "srtf", "--placement", "spread", "--sample", "300", "--seed", "3", "--load", "1,2"],
+        ),
+    ],
+)
+def test_simulate_is_the_clis(cli, store, tmp_path, options, flags):
+    got = store.simulate(**options)
+    document = json.loads(cli("simulate", *flags, "--format", "json").stdout)
+    assert got.document == document
+    assert len(got.part("summary")["rows"]) == 2  # two policies, or one policy at two loads
+    assert comparable(rows(got.table)) == comparable(cli_rows(cli, tmp_path, "simulate", *flags))
+
+
+def test_simulate_refuses_what_the_cli_refuses(cli, store):
+    done = cli("simulate", "--trace", "philly", "--policy", "fifo,nonesuch", check=False)
+    assert done.returncode == 2
+    with pytest.raises(tracelab.UsageError) as caught:
+        store.simulate(trace="philly", policy="fifo,nonesuch")
+    assert str(caught.value) == done.stderr.strip().removeprefix("error: ")
+    with pytest.raises(tracelab.UsageError, match="no option `polcy`"):
+        store.simulate(polcy="fifo")

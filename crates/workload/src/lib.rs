@@ -14,6 +14,7 @@ pub mod export;
 pub mod load;
 pub mod merge;
 pub mod online;
+pub mod options;
 pub mod pollux;
 pub mod prepare;
 pub mod results;

@@ -19,6 +19,7 @@ or option) with the command's message.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Any, Dict, List, Mapping, Optional, Union
 
@@ -26,8 +27,9 @@ from ._tracelab import Error, Table, UsageError
 from ._tracelab import Store as _Store
 from ._tracelab import ingest as _ingest
 from ._tracelab import open_store as _open_store
+from ._tracelab import synth as _synth
 
-__all__ = ["Analysis", "Error", "Store", "Table", "UsageError", "ingest", "open"]
+__all__ = ["Analysis", "Error", "Store", "Table", "UsageError", "ingest", "open", "synth"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -102,10 +104,23 @@ class Store:
 
     def analyze(self, id: str, **params: Any) -> Analysis:
         """Runs an analysis (``tracelab analyze ID --param k=v``)."""
-        import json
-
         given = [(k, _param_text(k, v)) for k, v in params.items()]
         document, table = self._native.analyze(id, given)
+        return Analysis(json.loads(document), table)
+
+    def simulate(self, *, threads: Optional[int] = None, **options: Any) -> Analysis:
+        """Replays a trace (or ``jobs="file.csv"``) under scheduling policies,
+        as ``tracelab simulate``: keywords are the command's options with
+        ``_`` for ``-`` (``policy="fifo,sjf"`` or ``policy=["fifo", "sjf"]``,
+        ``placement``, ``discipline``, ``window``, ``sample``, ``seed``,
+        ``load``, ``cluster``, ``until``, ...; ``tracelab simulate --list``
+        names the choices). The result is what ``--format json`` prints
+        (summary per run, jobs left out, cluster) and its tidy table."""
+        given = {k: ",".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in options.items()}
+        for k in ("load", "jobs"):
+            if k in given and given[k] is not None and not isinstance(given[k], str):
+                given[k] = os.fspath(given[k]) if k == "jobs" else str(given[k])
+        document, table = self._native.simulate(given, threads)
         return Analysis(json.loads(document), table)
 
     def __repr__(self) -> str:
@@ -123,3 +138,22 @@ def ingest(dir: PathLike, store: Optional[PathLike] = None, *, force: bool = Fal
     """Ingests the traces in ``dir`` into ``store`` (``<dir>/.tracelab``
     when not given), as ``tracelab ingest``, and opens it."""
     return Store(_ingest(os.fspath(dir), None if store is None else os.fspath(store), force))
+
+
+def synth(
+    trace: str,
+    out: PathLike,
+    *,
+    scale: float = 0.01,
+    seed: int = 1,
+    archive: bool = False,
+    corrupt: Optional[float] = None,
+    cpu_contention: bool = True,
+    colocation: bool = True,
+) -> List[Dict[str, Any]]:
+    """Writes synthetic traces in the owners' raw formats into ``out``, as
+    ``tracelab synth TRACE --out OUT`` (``trace``: pai, philly, helios or
+    all; the same seed gives the same files), and lists the files written:
+    trace, file, bytes, rows, folder."""
+    rows = _synth(trace, os.fspath(out), scale, seed, archive, corrupt, cpu_contention, colocation)
+    return [dict(zip(("trace", "file", "bytes", "rows", "folder"), r)) for r in rows]
