@@ -20,9 +20,10 @@ pub mod elastic;
 
 use crate::online::{self, Online, ProfileSource};
 use crate::results::Digest;
-use crate::run::{plan as run_plan, run_all, Run, RunSpec};
+use crate::run::{plan_choices, run_all_with, Choice, CustomRef, Run, RunSpec};
 use crate::select::{self, Selection, Window};
 use crate::{prepare, ClusterSpec, Prepared, Request, Source, TraceSel};
+use tracelab_sim::custom::Custom;
 
 /// The options of a replay, named and spelled as `tracelab simulate`'s
 /// (lists are comma-separated text, durations text such as `30s`).
@@ -114,6 +115,17 @@ fn names<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: 
     items.iter().map(|s| s.parse::<T>().map_err(|e| usage(format!("--{option} {s}: {e}")))).collect()
 }
 
+/// The built-in policies in order with the caller's at their positions.
+fn choices(builtins: Vec<Policy>, custom: &[(usize, CustomRef)]) -> Vec<Choice> {
+    let mut out: Vec<Choice> = builtins.into_iter().map(Choice::Builtin).collect();
+    let mut custom: Vec<&(usize, CustomRef)> = custom.iter().collect();
+    custom.sort_by_key(|(at, _)| *at);
+    for (at, c) in custom {
+        out.insert((*at).min(out.len()), Choice::Custom(c.clone()));
+    }
+    out
+}
+
 fn one<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: &str) -> Result<T> {
     raw.parse::<T>().map_err(|e| usage(format!("--{option} {raw}: {e}")))
 }
@@ -121,6 +133,13 @@ fn one<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: &s
 impl Options {
     /// The validated request and run plan.
     pub fn plan(&self) -> Result<(Request, Vec<RunSpec>)> {
+        self.plan_with(&[])
+    }
+
+    /// [`Options::plan`] with the caller's policies too: each `(position,
+    /// policy)` goes at that position of the list of policies (`policy`'s
+    /// names fill the other places, in order; `policy` may be empty then).
+    pub fn plan_with(&self, custom: &[(usize, CustomRef)]) -> Result<(Request, Vec<RunSpec>)> {
         let a = self;
         let source = match &a.jobs {
             Some(path) => Source::Csv(path.clone()),
@@ -135,13 +154,19 @@ impl Options {
         let limits = tracelab_sim::Limits::new(a.max_nodes, a.max_gpus)
             .map_err(|e| usage(format!("--max-nodes {} --max-gpus {}: {e}", a.max_nodes, a.max_gpus)))?;
         let base = self.config()?;
-        let policies = names::<Policy>("policy", &a.policy)?;
+        let policies = if custom.is_empty() || !a.policy.trim().is_empty() {
+            names::<Policy>("policy", &a.policy)?
+        } else {
+            Vec::new()
+        };
         let wants_usage = base.sharing.interference == Interference::Utilization
+            || custom.iter().any(|(_, c)| c.full)
             || policies.iter().any(|&p| SimConfig { policy: p, ..base.clone() }.sharing_policy());
         let online = self.online(&source)?;
         let req = Request { source, selection, cluster, strict_cluster, limits, usage: wants_usage, online };
         let loads = a.load.split(',').map(select::parse_load).collect::<Result<Vec<f64>>>()?;
-        let specs = run_plan(&policies, &names::<Placement>("placement", &a.placement)?, &loads, &base);
+        let specs =
+            plan_choices(&choices(policies, custom), &names::<Placement>("placement", &a.placement)?, &loads, &base);
         for s in &specs {
             s.config.validate().map_err(|e| {
                 usage(format!("--policy {} with --discipline {}: {e}", s.config.policy, s.config.discipline))
@@ -158,15 +183,32 @@ impl Options {
     /// with these options as its parameters.
     pub fn replay(
         &self,
+        planned: (Request, Vec<RunSpec>),
+        store: Option<&Store>,
+        threads: Option<usize>,
+        each: impl FnMut(&Prepared, &Run) -> Result<()>,
+    ) -> Result<Output> {
+        let mut none = |c: &CustomRef| -> Result<Custom> {
+            Err(Error::Usage(format!("{}: a policy given by a caller, and none was", c.name)))
+        };
+        self.replay_with(planned, store, threads, &mut none, each)
+    }
+
+    /// [`Options::replay`] of a plan from [`Options::plan_with`]: `make`
+    /// gives the engine-side policy of each of the caller's policies (for
+    /// every run of it, and every partition of a partitioned cluster).
+    pub fn replay_with(
+        &self,
         (req, specs): (Request, Vec<RunSpec>),
         store: Option<&Store>,
         threads: Option<usize>,
+        make: &mut dyn FnMut(&CustomRef) -> Result<Custom>,
         mut each: impl FnMut(&Prepared, &Run) -> Result<()>,
     ) -> Result<Output> {
         let prepared = prepare(store, &req)?;
         let threads = threads.unwrap_or(if prepared.workload.jobs.len() > 250_000 { 1 } else { 2 });
         let mut digests = Vec::new();
-        run_all(&prepared, &specs, threads, |run| {
+        run_all_with(&prepared, &specs, threads, make, |run| {
             each(&prepared, &run)?;
             digests.push(Digest::of(&run.spec, &run.result, &prepared.workload));
             Ok(())
