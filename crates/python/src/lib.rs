@@ -8,6 +8,7 @@
 
 mod errors;
 mod open;
+mod policy;
 mod simulate;
 mod synth;
 mod table;
@@ -22,6 +23,8 @@ fn _tracelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
     m.add_class::<table::Table>()?;
     m.add_class::<open::Store>()?;
+    m.add_class::<policy::job::Job>()?;
+    m.add_class::<policy::full::State>()?;
     m.add_function(wrap_pyfunction!(open::open_store, m)?)?;
     m.add_function(wrap_pyfunction!(open::ingest, m)?)?;
     m.add_function(wrap_pyfunction!(synth::synth, m)?)?;

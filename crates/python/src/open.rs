@@ -55,21 +55,26 @@ impl Store {
         if let Some(bytes) = memory_limit {
             limits.memory_limit = bytes;
         }
-        py.detach(|| ask::answer(store, &ask::named_or_sql(text)?, &params, limits))
-            .map(|a| (Table::new(a.schema, a.batches), a.notes))
-            .map_err(to_py)
+        py.detach(|| -> anyhow::Result<(Table, Vec<String>)> {
+            let a = ask::answer(store, &ask::named_or_sql(text)?, &params, limits)?;
+            Ok((Table::new(a.schema, a.batches)?, a.notes))
+        })
+        .map_err(to_py)
     }
 
     /// A replay (as `tracelab simulate`) with the command's options as
-    /// keywords; the result as `analyze` gives it.
-    #[pyo3(signature = (options, threads=None))]
+    /// keywords and Python policies beside the named ones; the result as
+    /// `analyze` gives it, and the per-job rows when `jobs`.
+    #[pyo3(signature = (options, threads=None, custom=Vec::new(), jobs=false))]
     fn simulate(
         &self,
         py: Python<'_>,
         options: &Bound<'_, pyo3::types::PyDict>,
         threads: Option<usize>,
-    ) -> PyResult<(String, Table)> {
-        crate::simulate::simulate(py, &self.store, options, threads)
+        custom: Vec<crate::simulate::Given>,
+        jobs: bool,
+    ) -> PyResult<crate::simulate::Replayed> {
+        crate::simulate::simulate(py, &self.store, options, threads, custom, jobs)
     }
 
     /// An analysis with its parameters (as `tracelab analyze`): its JSON

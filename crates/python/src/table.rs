@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use arrow_array::ffi_stream::FFI_ArrowArrayStream;
 use arrow_array::{Array, Float64Array, Int64Array, RecordBatch, RecordBatchIterator};
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, SchemaRef};
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
 
@@ -23,8 +23,35 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(schema: SchemaRef, batches: Vec<RecordBatch>) -> Table {
-        Table { schema, batches }
+    /// A query's batches: view-typed columns (string and binary views)
+    /// cast to `large_string` / `large_binary`, which every consumer reads
+    /// (pyarrow 14 has no view types); other columns are kept as they are.
+    pub fn new(schema: SchemaRef, batches: Vec<RecordBatch>) -> anyhow::Result<Table> {
+        if !schema.fields().iter().any(|f| view(f.data_type()).is_some()) {
+            return Ok(Table { schema, batches });
+        }
+        let fields: Vec<arrow_schema::Field> = schema
+            .fields()
+            .iter()
+            .map(|f| f.as_ref().clone().with_data_type(view(f.data_type()).unwrap_or_else(|| f.data_type().clone())))
+            .collect();
+        let to = Arc::new(arrow_schema::Schema::new_with_metadata(fields, schema.metadata().clone()));
+        let batches = batches
+            .iter()
+            .map(|b| {
+                let columns = b
+                    .columns()
+                    .iter()
+                    .zip(to.fields())
+                    .map(|(c, f)| match c.data_type() == f.data_type() {
+                        true => Ok(Arc::clone(c)),
+                        false => arrow_cast::cast(c, f.data_type()),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(RecordBatch::try_new(Arc::clone(&to), columns)?)
+            })
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        Ok(Table { schema: to, batches })
     }
 
     /// A neutral table (the presentation layer's) as one record batch.
@@ -89,4 +116,61 @@ impl Table {
         });
         address.ok_or_else(|| crate::errors::to_py(anyhow::anyhow!("{name}: not a non-empty Int64 or Float64 column")))
     }
+}
+
+/// The type a view-typed column crosses as, if it is one.
+fn view(t: &DataType) -> Option<DataType> {
+    match t {
+        DataType::Utf8View => Some(DataType::LargeUtf8),
+        DataType::BinaryView => Some(DataType::LargeBinary),
+        _ => None,
+    }
+}
+
+impl Table {
+    /// Polars frames (the per-job tables of replays) as one table of their
+    /// chunks: each chunk crosses from Polars' Arrow to these Arrow crates
+    /// through the C data interface in memory, so its buffers are not copied
+    /// (strings are re-laid out once, from Polars' string views to
+    /// `large_string`, which every consumer reads).
+    pub fn of_frames(frames: &[polars::prelude::DataFrame]) -> anyhow::Result<Table> {
+        use polars::prelude::{CompatLevel, SchemaExt};
+        use polars_arrow::array::StructArray as PlStruct;
+        use polars_arrow::datatypes::{ArrowDataType, Field as PlField};
+
+        let compat = CompatLevel::oldest();
+        let mut batches = Vec::new();
+        let mut schema: Option<SchemaRef> = None;
+        for df in frames {
+            let fields: Vec<PlField> = df.schema().to_arrow(compat).iter_values().cloned().collect();
+            let dtype = ArrowDataType::Struct(fields);
+            let field = PlField::new("".into(), dtype.clone(), false);
+            for chunk in df.iter_chunks(compat, false) {
+                let len = chunk.len();
+                let array = PlStruct::new(dtype.clone(), len, chunk.into_arrays(), None);
+                let batch = import(Box::new(array), &field)?;
+                schema.get_or_insert_with(|| batch.schema());
+                batches.push(batch);
+            }
+        }
+        let schema = schema.unwrap_or_else(|| Arc::new(arrow_schema::Schema::empty()));
+        Ok(Table { schema, batches })
+    }
+}
+
+/// One Polars struct array as a record batch, through the C data interface.
+fn import(
+    array: Box<dyn polars_arrow::array::Array>,
+    field: &polars_arrow::datatypes::Field,
+) -> anyhow::Result<RecordBatch> {
+    use arrow_array::ffi::{from_ffi, FFI_ArrowArray, FFI_ArrowSchema};
+    let c_array = polars_arrow::ffi::export_array_to_c(array);
+    let c_schema = polars_arrow::ffi::export_field_to_c(field);
+    // SAFETY: both crates implement the Arrow C data interface; the structs
+    // have its C layout, so one crate's export is the other's import. The
+    // importer takes ownership of the array (its release callback frees it).
+    let (c_array, c_schema): (FFI_ArrowArray, FFI_ArrowSchema) =
+        unsafe { (std::mem::transmute(c_array), std::mem::transmute(c_schema)) };
+    let data = unsafe { from_ffi(c_array, &c_schema) }?;
+    Ok(RecordBatch::from(arrow_array::StructArray::from(data)))
 }

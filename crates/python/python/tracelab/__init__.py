@@ -21,17 +21,39 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Mapping, Optional, Union
+import warnings
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._tracelab import Error, Table, UsageError
+from ._tracelab import Error, Job, State, Table, UsageError
 from ._tracelab import Store as _Store
 from ._tracelab import ingest as _ingest
 from ._tracelab import open_store as _open_store
 from ._tracelab import synth as _synth
+from .policy import Evict, Policy, Start, _split_policies
 
-__all__ = ["Analysis", "Error", "Store", "Table", "UsageError", "ingest", "open", "synth"]
+__all__ = [
+    "Analysis",
+    "Error",
+    "Evict",
+    "Job",
+    "Policy",
+    "QueryNote",
+    "Start",
+    "State",
+    "Store",
+    "Table",
+    "UsageError",
+    "ingest",
+    "open",
+    "synth",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+
+class QueryNote(UserWarning):
+    """A note about how a query was computed (an integer division, a spill
+    to disk): what ``tracelab query`` prints on stderr."""
 
 
 def _param_text(name: str, value: Any) -> str:
@@ -52,6 +74,8 @@ class Analysis:
     def __init__(self, document: Dict[str, Any], table: Table) -> None:
         self.document = document
         self.table = table
+        #: Per-job rows of a replay asked with ``per_job=True``, else None.
+        self.per_job: Optional[Table] = None
 
     @property
     def id(self) -> str:
@@ -97,10 +121,18 @@ class Store:
         (``tracelab tables``)."""
         return self._native.tables()
 
-    def query(self, sql: str, **params: Any) -> Table:
+    def query(self, sql: str, *, memory_limit: Optional[int] = None, **params: Any) -> Table:
         """Runs SQL text or a named query (``tracelab query --list`` names
-        them) with its parameters (``tracelab query SQL --param k=v``)."""
-        return self._native.query(sql, {k: _param_text(k, v) for k, v in params.items()})
+        them) with its parameters (``tracelab query SQL --param k=v``).
+        The rows are DataFusion's record batches, handed over as they are.
+        ``memory_limit`` (bytes) is ``--memory-limit``: sorts, groupings and
+        joins spill to disk past it. The notes the command prints on stderr
+        (an integer division, a spill) are issued as :class:`QueryNote`
+        warnings."""
+        table, notes = self._native.query(sql, {k: _param_text(k, v) for k, v in params.items()}, memory_limit)
+        for note in notes:
+            warnings.warn(note, QueryNote, stacklevel=2)
+        return table
 
     def analyze(self, id: str, **params: Any) -> Analysis:
         """Runs an analysis (``tracelab analyze ID --param k=v``)."""
@@ -108,20 +140,46 @@ class Store:
         document, table = self._native.analyze(id, given)
         return Analysis(json.loads(document), table)
 
-    def simulate(self, *, threads: Optional[int] = None, **options: Any) -> Analysis:
-        """Replays a trace (or ``jobs="file.csv"``) under scheduling policies,
-        as ``tracelab simulate``: keywords are the command's options with
-        ``_`` for ``-`` (``policy="fifo,sjf"`` or ``policy=["fifo", "sjf"]``,
+    def simulate(
+        self,
+        *,
+        policy: Union[str, "Policy", Sequence[Union[str, "Policy"]]] = "fifo",
+        threads: Optional[int] = None,
+        per_job: bool = False,
+        **options: Any,
+    ) -> Analysis:
+        """Replays a trace (or a job list, ``jobs="file.csv"``) under
+        scheduling policies, as ``tracelab simulate``: keywords are the
+        command's options with ``_`` for ``-`` (``trace``, ``jobs``,
         ``placement``, ``discipline``, ``window``, ``sample``, ``seed``,
-        ``load``, ``cluster``, ``until``, ...; ``tracelab simulate --list``
-        names the choices). The result is what ``--format json`` prints
-        (summary per run, jobs left out, cluster) and its tidy table."""
-        given = {k: ",".join(map(str, v)) if isinstance(v, (list, tuple)) else v for k, v in options.items()}
-        for k in ("load", "jobs"):
-            if k in given and given[k] is not None and not isinstance(given[k], str):
-                given[k] = os.fspath(given[k]) if k == "jobs" else str(given[k])
-        document, table = self._native.simulate(given, threads)
-        return Analysis(json.loads(document), table)
+        ``load``, ``cluster``, ``until``, ``recipe``, ``interval``, ...;
+        ``tracelab simulate --list`` names the choices), with the command's
+        defaults and its errors.
+
+        ``policy`` is a name (``"fifo"``, ``"fifo,sjf"``), a
+        :class:`Policy` object, or a list of both: every policy is replayed
+        on the same jobs and the summary has one row per policy (and
+        placement and load), in the order given.
+
+        The result is what ``--format json`` prints (summary per run, jobs
+        left out, cluster) and its tidy table; with ``per_job=True`` also
+        :attr:`Analysis.per_job`, one row per job and run (``--out``'s
+        ``jobs.parquet``). An exception raised by a Python policy stops the
+        replay and is raised here as itself."""
+        names, custom = _split_policies(policy)
+        given: Dict[str, Any] = {"policy": names}
+        for k, v in options.items():
+            if isinstance(v, (list, tuple)):
+                v = ",".join(map(str, v))
+            elif k in ("load",) and v is not None and not isinstance(v, str):
+                v = str(v)
+            elif k == "jobs" and v is not None:
+                v = os.fspath(v)
+            given[k] = v
+        document, table, jobs = self._native.simulate(given, threads, custom, per_job)
+        result = Analysis(json.loads(document), table)
+        result.per_job = jobs
+        return result
 
     def __repr__(self) -> str:
         return f"<tracelab.Store {self.path}>"
