@@ -258,3 +258,33 @@ def test_a_policy_defines_key_or_schedule(store):
             rekey = "often"
 
         store.simulate(trace="philly", policy=Often())
+
+
+class ShortFirstUnlessOld(tracelab.Policy):
+    """Shortest first, but a job that has waited 60 s or more goes ahead."""
+
+    def __init__(self, rekey):
+        self.rekey = rekey
+
+    def key(self, job, now):
+        return job.duration if now - job.submit < 60 else -1e9
+
+
+@pytest.mark.parametrize(
+    "rekey, starts",
+    [
+        # One GPU. j0 (0 s, 100 s long) runs 0-100. j1 (1 s, 50 s) is keyed 50
+        # on arrival, j2 (50 s, 10 s) 10. Never re-keyed: at 100 j2 goes first
+        # (100-110), then j1 (110).
+        (None, {0: 0.0, 1: 110.0, 2: 100.0}),
+        # Re-keyed every 30 s from the first key (t=0): at 30 and 60 j1 has
+        # waited 29 and 59 s (key 50); at 90, 89 s: it goes ahead (j2 has
+        # waited 40 s, key 10). At 100 j1 runs (100-150), then j2 (150).
+        (30, {0: 0.0, 1: 100.0, 2: 150.0}),
+    ],
+)
+def test_periodic_rekeys_worked_by_hand(store, tmp_path, rekey, starts):
+    jobs = write_jobs(tmp_path / "jobs.csv", [(0, 100, 1), (1, 50, 1), (50, 10, 1)])
+    result = store.simulate(jobs=jobs, cluster="1x1", policy=ShortFirstUnlessOld(rekey), per_job=True)
+    got = {int(job): start for job, (start, _) in schedules(result)["ShortFirstUnlessOld"].items()}
+    assert got == starts

@@ -8,7 +8,7 @@ command calls, so an answer here is the command's answer::
     tl.tables()                          # as `tracelab tables`
     t = tl.query("top-users-by-gpu-hours", trace="helios")
     import polars as pl; pl.DataFrame(t) # or pyarrow.table(t), duckdb.sql("from t")
-    a = tl.analyze("philly.queue-delay") # as `tracelab analyze --format json`
+    a = tl.analyze("philly.queueing-by-vc")  # as `tracelab analyze --format json`
 
 Tables are :class:`Table` objects speaking the Arrow PyCapsule interface
 (``__arrow_c_stream__``): pyarrow, polars and DuckDB read them without a

@@ -170,7 +170,12 @@ impl PolicyImpl for PyOrder {
     fn key(&mut self, job: &SimJob, p: &Progress, now: Millis) -> Key {
         self.waiting.insert(job.id);
         if self.rekey != Rekey::Never {
-            self.next_due.get_or_insert(now);
+            // The first periodic re-key comes one period after the first key.
+            let period = match self.rekey {
+                Rekey::Every(p) => p,
+                _ => 0,
+            };
+            self.next_due.get_or_insert(now.saturating_add(period));
             if self.keys.is_some() {
                 self.seen.insert(job.id, (job.clone(), *p));
             }

@@ -77,29 +77,25 @@ pub(crate) struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     pub(crate) fn new(w: &'a Workload, cluster: &Cluster, cfg: &'a SimConfig) -> Result<Engine<'a>, SimError> {
-        Engine::with_custom(w, cluster, cfg, None)
+        Engine::with_policies(w, cluster, cfg, None, None)
     }
 
-    /// An engine whose policy is the caller's (`crate::custom`) when
-    /// `custom` is given, else `cfg.policy`.
-    pub(crate) fn with_custom(
+    /// An engine whose ordering policy (`order`) or sharing policy (`full`)
+    /// is the caller's (`crate::custom`) where given, else `cfg.policy`'s.
+    pub(crate) fn with_policies(
         w: &'a Workload,
         cluster: &Cluster,
         cfg: &'a SimConfig,
-        custom: Option<crate::custom::Custom>,
+        order: Option<Box<dyn PolicyImpl>>,
+        full: Option<share::SharingBox>,
     ) -> Result<Engine<'a>, SimError> {
-        use crate::custom::Custom;
         let fair = cfg.policy == crate::config::Policy::Fair;
         let entities = match (fair, cfg.fair_by) {
             (false, _) => 1,
             (true, ShareBy::Vc) => w.n_vcs,
             (true, ShareBy::User) => w.n_users,
         };
-        let (policy, sharing) = match custom {
-            Some(Custom::Order(p)) => (p, None),
-            Some(Custom::Full(s)) => (policy::build(cfg, w), Some(s)),
-            None => (policy::build(cfg, w), None),
-        };
+        let policy = order.unwrap_or_else(|| policy::build(cfg, w));
         let mut engine = Engine {
             w,
             cfg,
@@ -131,7 +127,7 @@ impl<'a> Engine<'a> {
             share: None,
             overflow: None,
         };
-        engine.share = engine.sharing_state(cluster, sharing);
+        engine.share = engine.sharing_state(cluster, full);
         engine.admit(cluster)?;
         let last_submit = engine.arrivals.last().map_or(0, |&j| w.jobs[j as usize].submit);
         if let Some(sh) = engine.share.as_mut() {
@@ -229,11 +225,7 @@ impl<'a> Engine<'a> {
 
     /// The sharing state `cfg` asks for: GPU tenancy and the policy for a
     /// sharing policy, rates and metrics for the utilization model.
-    fn sharing_state(
-        &self,
-        cluster: &Cluster,
-        custom: Option<Box<dyn crate::sharing::policy::SharingPolicy>>,
-    ) -> Option<Box<share::Share>> {
+    fn sharing_state(&self, cluster: &Cluster, custom: Option<share::SharingBox>) -> Option<Box<share::Share>> {
         if !share::Share::wanted(self.cfg) {
             return None;
         }
