@@ -43,9 +43,12 @@ impl Table {
                     .columns()
                     .iter()
                     .zip(to.fields())
-                    .map(|(c, f)| match c.data_type() == f.data_type() {
-                        true => Ok(Arc::clone(c)),
-                        false => arrow_cast::cast(c, f.data_type()),
+                    .map(|(c, f)| {
+                        if c.data_type() == f.data_type() {
+                            Ok(Arc::clone(c))
+                        } else {
+                            arrow_cast::cast(c, f.data_type())
+                        }
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 Ok(RecordBatch::try_new(Arc::clone(&to), columns)?)
