@@ -172,8 +172,12 @@ fn import(
     // SAFETY: both crates implement the Arrow C data interface; the structs
     // have its C layout, so one crate's export is the other's import. The
     // importer takes ownership of the array (its release callback frees it).
-    let (c_array, c_schema): (FFI_ArrowArray, FFI_ArrowSchema) =
-        unsafe { (std::mem::transmute(c_array), std::mem::transmute(c_schema)) };
+    let (c_array, c_schema) = unsafe {
+        (
+            std::mem::transmute::<polars_arrow::ffi::ArrowArray, FFI_ArrowArray>(c_array),
+            std::mem::transmute::<polars_arrow::ffi::ArrowSchema, FFI_ArrowSchema>(c_schema),
+        )
+    };
     let data = unsafe { from_ffi(c_array, &c_schema) }?;
     Ok(RecordBatch::from(arrow_array::StructArray::from(data)))
 }
