@@ -12,6 +12,11 @@
 #   system Python, so an externally managed Python (PEP 668) is fine. The
 #   tests run it through TRACELAB_PYTHON (tests/it/common.rs); without that
 #   variable they use `python3`.
+# - The Python package (crates/python), after the Rust tests: maturin (from
+#   tests/requirements.txt) builds its wheel in the dev profile into this
+#   checkout's target/ (the libraries it links are the ones the tests just
+#   built), pip installs it into target/venv, and pytest runs
+#   crates/python/tests against the CLI binary the Rust tests built.
 # - Chromium, for the report's browser test (tests/browser/check_report.py):
 #   the Debian package `chromium`, installed with apt-get when missing (via
 #   sudo when not root).
@@ -100,3 +105,12 @@ fi
     die "modules import each other in a cycle (listed above): move the piece both use into its own module or the lower one"
 
 cargo test --locked --workspace "$@"
+
+# ---- The Python package: wheel, install, pytest
+say "building the Python wheel (crates/python) and running its tests"
+rm -rf target/wheels
+"$VENV/bin/maturin" build --quiet --locked --profile dev -m crates/python/Cargo.toml --out target/wheels ||
+    die "maturin could not build the Python wheel (its message is above)"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/tracelab-*.whl ||
+    die "installing the tracelab wheel into $VENV failed (pip's message is above)"
+PYTHONDONTWRITEBYTECODE=1 TRACELAB_BIN="$PWD/target/debug/tracelab" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests

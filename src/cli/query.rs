@@ -9,9 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use tracelab_query::{catalog, limits, params, Engine, Limits, NamedQuery};
+use tracelab_query::{ask, catalog, limits, params, Limits, NamedQuery};
 use tracelab_schema::error::Error;
-use tracelab_store::Store;
 
 use super::listing::{self, Entry, ParamDoc};
 use super::output::OutputArgs;
@@ -93,18 +92,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let given: BTreeMap<String, String> = super::params::parse(&args.params)?.into_iter().collect();
     let query = named_or_adhoc(&args)?;
-    let sql = params::bind(&query, &given)?;
     if args.sql {
-        super::out(&sql)?;
+        super::out(&params::bind(&query, &given)?)?;
         return Ok(0);
     }
     let store = super::store::resolve(args.store.as_ref())?;
-    require_tables(&query, &store)?;
     let mut limits = Limits::default();
     if let Some(bytes) = args.memory_limit {
         limits.memory_limit = bytes;
     }
-    let answer = Engine::new(&store)?.with_limits(limits).run(&query.source, &sql)?;
+    let answer = ask::answer(&store, &query, &given, limits)?;
     for note in &answer.notes {
         super::progress::note(note);
     }
@@ -120,24 +117,7 @@ fn named_or_adhoc(args: &Args) -> anyhow::Result<NamedQuery> {
         let source = if path.as_os_str() == "-" { "stdin".to_string() } else { path.display().to_string() };
         return Ok(NamedQuery::parse(&source, stem, &text)?);
     }
-    let text = args.query.as_deref().unwrap_or_default();
-    if let Some(q) = catalog::find(text)? {
-        return Ok(q);
-    }
-    if looks_like_a_name(text) {
-        let names: Vec<String> = catalog::bundled()?.into_iter().map(|q| q.name).collect();
-        return Err(Error::Usage(format!(
-            "no named query `{text}`; the named queries are: {} (SQL text needs at least SELECT ... FROM ...)",
-            names.join(", ")
-        ))
-        .into());
-    }
-    Ok(NamedQuery::parse("query", "query", text)?)
-}
-
-/// A word without spaces (`top-users`) is meant as a name, not as SQL.
-fn looks_like_a_name(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    Ok(ask::named_or_sql(args.query.as_deref().unwrap_or_default())?)
 }
 
 fn read_sql_file(path: &Path) -> anyhow::Result<String> {
@@ -147,27 +127,6 @@ fn read_sql_file(path: &Path) -> anyhow::Result<String> {
         return Ok(text);
     }
     std::fs::read_to_string(path).map_err(|e| Error::io(path, e).into())
-}
-
-/// A named query's declared tables must be in the store; say which trace
-/// to ingest rather than fail inside the SQL.
-fn require_tables(query: &NamedQuery, store: &Store) -> anyhow::Result<()> {
-    let present: Vec<&str> = store.tables().iter().map(|t| t.table.sql_name()).collect();
-    let missing: Vec<&String> = query.tables.iter().filter(|t| !present.contains(&t.as_str())).collect();
-    if missing.is_empty() {
-        return Ok(());
-    }
-    let list: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-    Err(Error::input(
-        &query.source,
-        format!(
-            "needs {} which {} does not hold; ingest the trace(s) first. Tables in this store: {}",
-            list.join(", "),
-            store.root().display(),
-            present.join(", ")
-        ),
-    )
-    .into())
 }
 
 /// The catalog as listing entries.

@@ -15,11 +15,9 @@ use super::listing::{self, Entry};
 use super::output::OutputArgs;
 use tracelab_schema::error::{Error, IoContext};
 use tracelab_schema::outfile::{self, Replace};
-use tracelab_sim::{
-    Discipline, Interference, Placement, Policy, Predictor, PreemptOverhead, ShareBy, SharingConfig, SimConfig,
-};
-use tracelab_workload::results::{self, Digest, RunsWriter};
-use tracelab_workload::{self as workload, select, ClusterSpec, Request, Selection, Source, TraceSel, Window};
+use tracelab_workload::options::Options;
+use tracelab_workload::results::{self, RunsWriter};
+use tracelab_workload::{self as workload, Source};
 
 /// Replay a trace under scheduling policies.
 ///
@@ -181,37 +179,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
         return Ok(0);
     }
-    if super::simulate_elastic::wanted(&args.policy, args.jobs.as_deref(), &args.elastic) {
+    let options = args.options();
+    if options.is_elastic() {
         check_outputs(&args, &super::simulate_elastic::OUT_FILES)?;
-        let a = &args;
-        let common = super::simulate_elastic::Common {
-            store: &a.store,
-            trace: &a.trace,
-            jobs: &a.jobs,
-            policy: &a.policy,
-            sample: a.sample,
-            seed: a.seed,
-            load: &a.load,
-            cluster: &a.cluster,
-            until: &a.until,
-            out: &a.out,
-            threads: a.threads,
-            interference: &a.interference,
-            elastic: &a.elastic,
-        };
-        return super::simulate_elastic::run(&common, &sink);
+        let req = options.elastic_request(args.threads)?;
+        return super::simulate_elastic::run(&req, args.store.as_ref(), args.out.as_deref(), &sink);
     }
-    let (req, specs) = plan(&args)?;
+    let planned = options.plan()?;
     check_outputs(&args, &OUT_FILES)?;
-    let store = match &req.source {
+    let store = match &planned.0.source {
         Source::Trace(_) => Some(super::store::resolve(args.store.as_ref())?),
         Source::Csv(_) => None,
     };
-    let prepared = workload::prepare(store.as_ref(), &req)?;
-    let threads = args.threads.unwrap_or(if prepared.workload.jobs.len() > 250_000 { 1 } else { 2 });
-    let digests = execute(&prepared, &specs, threads, args.out.as_deref())?;
-    let mut out = workload::output("simulate", &prepared, &digests);
-    out.params = provenance(&args);
+    let out = execute(&options, planned, store.as_ref(), args.threads, args.out.as_deref())?;
     if let Some(dir) = &args.out {
         write_outputs(dir, &out)?;
     }
@@ -219,34 +199,41 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// The options that shape the result, as the output's parameters (printed
-/// and in result.json), so a result says how to reproduce it.
-fn provenance(a: &Args) -> Vec<(String, String)> {
-    let source = a.jobs.as_ref().map_or(("trace", a.trace.clone()), |p| ("jobs", p.display().to_string()));
-    let sample = a.sample.map_or("all".to_string(), |n| n.to_string());
-    let pairs = [
-        source,
-        ("window", a.window.clone()),
-        ("sample", sample),
-        ("seed", a.seed.to_string()),
-        ("load", a.load.clone()),
-        ("cluster", a.cluster.clone()),
-        ("policy", a.policy.clone()),
-        ("placement", a.placement.clone()),
-        ("discipline", a.discipline.clone()),
-        ("predictor", a.predictor.clone()),
-        ("share-slowdown", a.share_slowdown.to_string()),
-        ("interference", a.interference.clone()),
-        ("online", a.online.to_string()),
-        ("online-util", a.online_util.to_string()),
-        ("online-profile", a.online_profile.clone().unwrap_or_else(|| "default".into())),
-        ("default-gpu-util", a.default_gpu_util.to_string()),
-        ("default-gpu-mem", a.default_gpu_mem.to_string()),
-        ("max-tenants", a.max_tenants.to_string()),
-        ("online-bound", a.online_bound.to_string()),
-        ("until", a.until.clone().unwrap_or_else(|| "none".into())),
-    ];
-    pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+impl Args {
+    /// The replay's options as the library takes them (it checks them).
+    fn options(&self) -> Options {
+        let a = self;
+        Options {
+            trace: a.trace.clone(),
+            jobs: a.jobs.clone(),
+            policy: a.policy.clone(),
+            placement: a.placement.clone(),
+            discipline: a.discipline.clone(),
+            predictor: a.predictor.clone(),
+            fair_by: a.fair_by.clone(),
+            preempt_overhead: a.preempt_overhead.clone(),
+            share_slowdown: a.share_slowdown,
+            interference: a.interference.clone(),
+            online: a.online,
+            online_util: a.online_util,
+            online_mem: a.online_mem,
+            online_profile: a.online_profile.clone(),
+            default_gpu_util: a.default_gpu_util,
+            default_gpu_mem: a.default_gpu_mem,
+            max_tenants: a.max_tenants,
+            online_bound: a.online_bound,
+            window: a.window.clone(),
+            sample: a.sample,
+            seed: a.seed,
+            load: a.load.clone(),
+            cluster: a.cluster.clone(),
+            max_nodes: a.max_nodes,
+            max_gpus: a.max_gpus,
+            unplaceable_is_error: a.unplaceable.map(|u| u == Unplaceable::Error),
+            until: a.until.clone(),
+            elastic: a.elastic.options(),
+        }
+    }
 }
 
 /// Every policy, discipline, placement, predictor and option, as the
@@ -276,139 +263,30 @@ fn usage(msg: String) -> anyhow::Error {
     Error::Usage(msg).into()
 }
 
-/// Names in a comma-separated list, each parsed; errors name the option.
-fn names<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: &str) -> anyhow::Result<Vec<T>> {
-    let items: Vec<&str> = raw.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-    if items.is_empty() {
-        return Err(usage(format!("--{option}: expected at least one name (see --list)")));
-    }
-    items.iter().map(|s| s.parse::<T>().map_err(|e| usage(format!("--{option} {s}: {e}")))).collect()
-}
-
-fn one<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: &str) -> anyhow::Result<T> {
-    raw.parse::<T>().map_err(|e| usage(format!("--{option} {raw}: {e}")))
-}
-
-/// The validated request and run plan.
-fn plan(a: &Args) -> anyhow::Result<(Request, Vec<workload::RunSpec>)> {
-    let source = match &a.jobs {
-        Some(path) => Source::Csv(path.clone()),
-        None => Source::Trace(TraceSel::parse(&a.trace)?),
-    };
-    let cluster = ClusterSpec::parse(&a.cluster)?;
-    let strict_cluster = match a.unplaceable {
-        Some(u) => u == Unplaceable::Error,
-        None => cluster != ClusterSpec::FromTrace,
-    };
-    let selection = Selection { window: Window::parse(&a.window)?, sample: a.sample, seed: a.seed };
-    if a.sample == Some(0) {
-        return Err(usage("--sample 0: expected at least one job".into()));
-    }
-    let limits = tracelab_sim::Limits::new(a.max_nodes, a.max_gpus)
-        .map_err(|e| usage(format!("--max-nodes {} --max-gpus {}: {e}", a.max_nodes, a.max_gpus)))?;
-    let base = config(a)?;
-    let policies = names::<Policy>("policy", &a.policy)?;
-    let wants_usage = base.sharing.interference == Interference::Utilization
-        || policies.iter().any(|&p| SimConfig { policy: p, ..base.clone() }.sharing_policy());
-    let online = online(a, &source)?;
-    let req = Request { source, selection, cluster, strict_cluster, limits, usage: wants_usage, online };
-    let loads = a.load.split(',').map(select::parse_load).collect::<Result<Vec<f64>, _>>()?;
-    let specs = workload::plan(&policies, &names::<Placement>("placement", &a.placement)?, &loads, &base);
-    for s in &specs {
-        s.config.validate().map_err(|e| {
-            usage(format!("--policy {} with --discipline {}: {e}", s.config.policy, s.config.discipline))
-        })?;
-    }
-    Ok((req, specs))
-}
-
-fn config(a: &Args) -> anyhow::Result<SimConfig> {
-    let until = match &a.until {
-        Some(raw) => Some(
-            select::parse_span(raw)
-                .ok_or_else(|| usage(format!("--until {raw}: expected a duration such as 12h or 3d")))?,
-        ),
-        None => None,
-    };
-    let preempt_overhead = match a.preempt_overhead.as_str() {
-        "helios" => PreemptOverhead::Helios,
-        "none" => PreemptOverhead::None,
-        raw => PreemptOverhead::Fixed(select::parse_span(raw).ok_or_else(|| {
-            usage(format!("--preempt-overhead {raw}: expected helios, none or a duration such as 30s"))
-        })?),
-    };
-    if !(a.share_slowdown >= 1.0 && a.share_slowdown.is_finite()) {
-        return Err(usage(format!("--share-slowdown {}: expected a number >= 1", a.share_slowdown)));
-    }
-    let sharing = SharingConfig {
-        interference: one::<Interference>("interference", &a.interference)?,
-        default_util_pct: a.default_gpu_util,
-        default_mem_gib: a.default_gpu_mem,
-        max_tenants: a.max_tenants,
-        online_bound: a.online_bound,
-        ..SharingConfig::default()
-    };
-    sharing.validate().map_err(|e| usage(format!("sharing options: {e}")))?;
-    Ok(SimConfig {
-        sharing,
-        discipline: one::<Discipline>("discipline", &a.discipline)?,
-        predictor: one::<Predictor>("predictor", &a.predictor)?,
-        fair_by: one::<ShareBy>("fair-by", &a.fair_by)?,
-        preempt_overhead,
-        share_slowdown: a.share_slowdown,
-        seed: a.seed,
-        until,
-        ..SimConfig::default()
-    })
-}
-
-/// `--online` and its options, checked.
-fn online(a: &Args, source: &Source) -> anyhow::Result<Option<workload::online::Online>> {
-    if a.online == 0 {
-        return Ok(None);
-    }
-    if a.online > workload::online::MAX_SERVICES {
-        return Err(usage(format!("--online {}: at most {} services", a.online, workload::online::MAX_SERVICES)));
-    }
-    if !((0.0..=100.0).contains(&a.online_util) && a.online_mem.is_finite() && a.online_mem >= 0.0) {
-        return Err(usage(format!(
-            "--online-util {} / --online-mem {}: expected 0-100 % and a GPU memory >= 0 GiB",
-            a.online_util, a.online_mem
-        )));
-    }
-    let default = match source {
-        Source::Trace(_) => "trace",
-        Source::Csv(_) => "flat",
-    };
-    let profile = workload::online::ProfileSource::parse(a.online_profile.as_deref().unwrap_or(default));
-    Ok(Some(workload::online::Online { services: a.online, util_pct: a.online_util, mem_gib: a.online_mem, profile }))
-}
-
 /// Runs the plan; with `out`, per-job rows and series are written as each
 /// run finishes, so only two runs' jobs are ever held.
 fn execute(
-    p: &workload::Prepared,
-    specs: &[workload::RunSpec],
-    threads: usize,
+    options: &Options,
+    planned: (workload::Request, Vec<workload::RunSpec>),
+    store: Option<&tracelab_store::Store>,
+    threads: Option<usize>,
     out: Option<&Path>,
-) -> anyhow::Result<Vec<Digest>> {
+) -> anyhow::Result<Output> {
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).at(dir)?;
     }
     let mut jobs = out.map(|d| RunsWriter::create(&d.join("jobs.parquet"))).transpose()?;
     let mut series = out.map(|d| RunsWriter::create(&d.join("series.parquet"))).transpose()?;
-    let mut digests = Vec::new();
-    workload::run_all(p, specs, threads, |run| {
+    let result = options.replay(planned, store, threads, |p, run| {
         if let (Some(j), Some(s)) = (jobs.as_mut(), series.as_mut()) {
             j.write(&results::jobs_frame(p, &run.spec, &run.result)?)?;
             s.write(&results::series_frame(&run.spec, &run.result.series)?)?;
         }
-        digests.push(Digest::of(&run.spec, &run.result, &p.workload));
         Ok(())
     })?;
     jobs.map(RunsWriter::finish).transpose()?;
     series.map(RunsWriter::finish).transpose()?;
-    Ok(digests)
+    Ok(result)
 }
 
 /// The files `--out` gets, every one replaced whole (a new path or a
@@ -445,4 +323,19 @@ fn write_outputs(dir: &Path, out: &Output) -> anyhow::Result<()> {
     write("left-out.csv", tracelab_present::csv::render(&render::tidy(out, Some("left-out"))))?;
     write("result.json", serde_json::to_string_pretty(&out.to_json())? + "\n")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    /// The defaults a user of the library (the Python package) gets are the command's.
+    #[test]
+    fn the_options_defaults_are_the_commands() {
+        let cli = crate::cli::Cli::try_parse_from(["tracelab", "simulate"]).unwrap();
+        let crate::cli::Command::Simulate(args) = cli.command else { panic!("not simulate") };
+        assert_eq!(args.options(), Options::default());
+    }
 }

@@ -17,6 +17,7 @@
 //! here writes a file except DataFusion's spill files in the system's
 //! temporary folder while a query runs over its memory limit.
 
+pub mod ask;
 pub mod catalog;
 mod diagnose;
 mod guard;

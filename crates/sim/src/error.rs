@@ -44,6 +44,10 @@ pub enum SimError {
     /// wrong) and what is wrong.
     #[error("line {line}{}: {what}", if column.is_empty() { String::new() } else { format!(", column `{column}`") })]
     Csv { line: usize, column: String, what: String },
+    /// A policy given by the caller (`crate::custom`) could not go on (the
+    /// Python package's policy raised); the replay stopped at that pass.
+    #[error("the policy stopped the replay: {0}")]
+    PolicyStopped(String),
     #[error("reading the job list: {0}")]
     Io(#[from] std::io::Error),
 }

@@ -22,6 +22,7 @@
 pub mod cluster;
 pub mod config;
 pub mod csv;
+pub mod custom;
 pub mod elastic;
 mod engine;
 pub mod error;

@@ -27,6 +27,7 @@ mod layout;
 pub mod lock;
 pub mod manifest;
 pub mod parquet;
+pub mod polars_settings;
 pub mod publish;
 
 use std::path::{Path, PathBuf};

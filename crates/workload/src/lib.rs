@@ -14,6 +14,7 @@ pub mod export;
 pub mod load;
 pub mod merge;
 pub mod online;
+pub mod options;
 pub mod pollux;
 pub mod prepare;
 pub mod results;
@@ -26,7 +27,7 @@ pub use cluster::ClusterSpec;
 pub use load::{LeftOut, LeftReason, TraceSel};
 pub use prepare::{prepare, Prepared, Request, Source};
 pub use results::Digest;
-pub use run::{plan, run_all, Run, RunSpec};
+pub use run::{plan, plan_choices, run_all, run_all_with, Choice, CustomRef, Run, RunSpec};
 pub use select::{Selection, Window};
 /// Every simulation view (the GPU-sharing ones, then the elastic ones
 /// last), for report specs.

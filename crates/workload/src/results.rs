@@ -86,7 +86,7 @@ pub fn summary_table(runs: &[Digest]) -> ResultTable {
         let jobs = m.jobs_submitted + m.jobs_not_submitted;
         t.push(vec![
             d.spec.label.clone().into(),
-            c.policy.name().into(),
+            d.spec.policy_name().into(),
             c.discipline.name().into(),
             c.placement.name().into(),
             d.spec.load.into(),
@@ -160,7 +160,7 @@ pub fn sharing_table(runs: &[Digest]) -> Option<ResultTable> {
         let opt = |x: Option<f64>| -> Cell { x.into() };
         t.push(vec![
             d.spec.label.clone().into(),
-            d.summary.config.policy.name().into(),
+            d.spec.policy_name().into(),
             sh.gpu_allocated_util.into(),
             sh.gpu_used_util.into(),
             sh.gpus_saved_mean.into(),
@@ -240,7 +240,7 @@ pub fn jobs_frame(p: &Prepared, spec: &RunSpec, r: &SimResult) -> Result<DataFra
     let name = |i: &tracelab_sim::csv::Interner, id: u32| i.names.get(id as usize).cloned().unwrap_or_default();
     let cols = vec![
         Column::new("run".into(), vec![spec.label.as_str(); n]),
-        Column::new("policy".into(), vec![spec.config.policy.name(); n]),
+        Column::new("policy".into(), vec![spec.policy_name(); n]),
         Column::new("placement".into(), vec![spec.config.placement.name(); n]),
         Column::new("load".into(), vec![spec.load; n]),
         Column::new("job_id".into(), p.job_ids.iter().map(String::as_str).collect::<Vec<_>>()),

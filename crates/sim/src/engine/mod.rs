@@ -77,13 +77,25 @@ pub(crate) struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     pub(crate) fn new(w: &'a Workload, cluster: &Cluster, cfg: &'a SimConfig) -> Result<Engine<'a>, SimError> {
+        Engine::with_policies(w, cluster, cfg, None, None)
+    }
+
+    /// An engine whose ordering policy (`order`) or sharing policy (`full`)
+    /// is the caller's (`crate::custom`) where given, else `cfg.policy`'s.
+    pub(crate) fn with_policies(
+        w: &'a Workload,
+        cluster: &Cluster,
+        cfg: &'a SimConfig,
+        order: Option<Box<dyn PolicyImpl>>,
+        full: Option<share::SharingBox>,
+    ) -> Result<Engine<'a>, SimError> {
         let fair = cfg.policy == crate::config::Policy::Fair;
         let entities = match (fair, cfg.fair_by) {
             (false, _) => 1,
             (true, ShareBy::Vc) => w.n_vcs,
             (true, ShareBy::User) => w.n_users,
         };
-        let policy = policy::build(cfg, w);
+        let policy = order.unwrap_or_else(|| policy::build(cfg, w));
         let mut engine = Engine {
             w,
             cfg,
@@ -115,7 +127,7 @@ impl<'a> Engine<'a> {
             share: None,
             overflow: None,
         };
-        engine.share = engine.sharing_state(cluster);
+        engine.share = engine.sharing_state(cluster, full);
         engine.admit(cluster)?;
         let last_submit = engine.arrivals.last().map_or(0, |&j| w.jobs[j as usize].submit);
         if let Some(sh) = engine.share.as_mut() {
@@ -174,11 +186,36 @@ impl<'a> Engine<'a> {
             if let Some(e) = self.overflow.take() {
                 return Err(e);
             }
+            if let Some(why) = self.policy_stopped() {
+                return Err(SimError::PolicyStopped(why));
+            }
         }
         if let Some(u) = self.cfg.until {
             self.advance_to(u.max(self.now));
         }
         Ok(())
+    }
+
+    /// Why the policy (a caller's, `crate::custom`) cannot go on, if it cannot.
+    fn policy_stopped(&self) -> Option<String> {
+        let sharing = self.share.as_ref().and_then(|s| s.policy.as_ref()).and_then(|p| p.stopped());
+        sharing.or_else(|| self.policy.stopped())
+    }
+
+    /// What the engine knows of `job`'s service at `now` (a running job's
+    /// progress brought up to date as `lifecycle::settle` would, without
+    /// settling it).
+    pub(crate) fn progress_now(&self, job: JobId) -> policy::Progress {
+        let i = job as usize;
+        let mut p = self.st.progress[i];
+        if self.st.phase[i] == Phase::Running {
+            let elapsed = (self.now - self.st.last_update[i]).max(0);
+            let milli = self.w.jobs[i].demand().map_or(0, |d| d.milli() as i64);
+            p.remaining = (p.remaining - elapsed as f64 / self.st.slow[i]).max(0.0);
+            p.attained = p.attained.saturating_add(elapsed.saturating_mul(milli));
+            p.executed += elapsed;
+        }
+        p
     }
 
     /// No job left to arrive, wait or run: nothing can happen any more.
@@ -188,12 +225,12 @@ impl<'a> Engine<'a> {
 
     /// The sharing state `cfg` asks for: GPU tenancy and the policy for a
     /// sharing policy, rates and metrics for the utilization model.
-    fn sharing_state(&self, cluster: &Cluster) -> Option<Box<share::Share>> {
+    fn sharing_state(&self, cluster: &Cluster, custom: Option<share::SharingBox>) -> Option<Box<share::Share>> {
         if !share::Share::wanted(self.cfg) {
             return None;
         }
         let gpus = self.nodes.gpu_node.len();
-        let policy = crate::sharing::build(self.cfg, self.w);
+        let policy = custom.or_else(|| crate::sharing::build(self.cfg, self.w));
         let mut sh = share::Share::new(self.w, self.cfg, gpus, policy);
         if let Some(p) = &sh.policy {
             let types: Vec<u16> = self.nodes.gpu_node.iter().map(|&n| cluster.nodes()[n as usize].gpu_type).collect();

@@ -129,6 +129,13 @@ pub trait PolicyImpl {
     fn on_start(&mut self, _job: &Job, _now: Millis) {}
 
     fn on_finish(&mut self, _job: &Job, _now: Millis) {}
+
+    /// Why the policy cannot go on, if it cannot (a caller's policy that
+    /// failed, `crate::custom`): the replay stops after this pass with
+    /// [`SimError::PolicyStopped`](crate::SimError::PolicyStopped).
+    fn stopped(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The policy of `cfg` for this workload.

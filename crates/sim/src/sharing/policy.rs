@@ -9,8 +9,10 @@
 //! This is the same surface a policy written outside the crate (issue 34's
 //! Python policies) gets: plain values in, commands out.
 
+use crate::engine::state::Phase;
 use crate::engine::Engine;
 use crate::job::{Job, JobId};
+use crate::policy::Progress;
 use crate::sharing::config::SharingConfig;
 use crate::sharing::model::{Model, ShareMode};
 use crate::time::Millis;
@@ -39,6 +41,12 @@ pub trait SharingPolicy {
 
     /// A time at which the policy wants a round even without an event.
     fn wake_at(&self, _now: Millis) -> Option<Millis> {
+        None
+    }
+
+    /// Why the policy cannot go on, if it cannot (a caller's policy that
+    /// failed, `crate::custom`): the replay stops after this round.
+    fn stopped(&self) -> Option<String> {
         None
     }
 }
@@ -131,6 +139,53 @@ impl<'r, 'a> Round<'r, 'a> {
     /// GPUs with an online tenant, by id.
     pub fn with_online(&self) -> impl Iterator<Item = u32> + '_ {
         self.e.gpus().with_online.iter().copied()
+    }
+
+    /// Whether the replay has a job numbered `job`.
+    pub fn has_job(&self, job: JobId) -> bool {
+        (job as usize) < self.e.w.jobs.len()
+    }
+
+    /// The number of GPUs of the cluster (numbered node by node).
+    pub fn gpus(&self) -> u32 {
+        self.e.nodes.gpu_node.len() as u32
+    }
+
+    /// Jobs running now (in no particular order).
+    pub fn running(&self) -> &[JobId] {
+        &self.e.running
+    }
+
+    /// What the engine knows of `job`'s service so far.
+    pub fn progress(&self, job: JobId) -> Progress {
+        self.e.progress_now(job)
+    }
+
+    /// Whether `job` waits now.
+    pub fn is_waiting(&self, job: JobId) -> bool {
+        self.e.st.phase[job as usize] == Phase::Waiting
+    }
+
+    /// Whether `job` runs now.
+    pub fn is_running(&self, job: JobId) -> bool {
+        self.e.st.phase[job as usize] == Phase::Running
+    }
+
+    /// The number of nodes.
+    pub fn nodes(&self) -> u32 {
+        self.e.nodes.free.len() as u32
+    }
+
+    /// GPUs of `node`, and how many of them are free (held by no job).
+    pub fn node_gpus(&self, node: u32) -> (u32, u32) {
+        (self.e.nodes.gpus_of(node), self.e.nodes.free[node as usize])
+    }
+
+    /// The first node `job` runs on and how many nodes it spans, while it
+    /// runs.
+    pub fn nodes_of(&self, job: JobId) -> Option<(u32, u32)> {
+        let i = job as usize;
+        (self.e.st.phase[i] == Phase::Running).then(|| (self.e.st.first_node[i].unwrap_or(0), self.e.st.node_count[i]))
     }
 
     /// Whether a free GPU that `job` may use exists.

@@ -27,6 +27,10 @@ use crate::time::Millis;
 use crate::usage::{JobClass, Usage};
 use gpus::GpuState;
 
+/// A sharing policy as the engine holds it (a built-in one, or the
+/// caller's, `crate::custom`).
+pub(crate) type SharingBox = Box<dyn SharingPolicy>;
+
 /// The engine's sharing state (present when a sharing policy runs or the
 /// classic policies use the utilization model).
 pub(crate) struct Share {

@@ -1,0 +1,32 @@
+//! The Python extension module `tracelab._tracelab`: the store, its tables,
+//! queries, analyses and replays, synthetic traces for Python, each calling the library function the
+//! matching CLI verb calls (no logic of its own beyond converting values),
+//! and tables handed over through the Arrow C stream interface. The Python
+//! face (keyword arguments, docstrings, type stubs) is in
+//! `python/tracelab/`; this crate must not print or read the environment
+//! beyond what the libraries do.
+
+mod errors;
+mod open;
+mod policy;
+mod simulate;
+mod synth;
+mod table;
+
+use pyo3::prelude::*;
+
+#[pymodule]
+fn _tracelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // Before any query builds a thread pool: the settings the binary
+    // applies, so a Python answer has the CLI's bytes.
+    tracelab_store::polars_settings::apply();
+    errors::register(m)?;
+    m.add_class::<table::Table>()?;
+    m.add_class::<open::Store>()?;
+    m.add_class::<policy::job::Job>()?;
+    m.add_class::<policy::full::State>()?;
+    m.add_function(wrap_pyfunction!(open::open_store, m)?)?;
+    m.add_function(wrap_pyfunction!(open::ingest, m)?)?;
+    m.add_function(wrap_pyfunction!(synth::synth, m)?)?;
+    Ok(())
+}
