@@ -80,7 +80,7 @@ pub fn is_stdout(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
-/// The format rule of every verb (README "Commands"). `-o -` is stdout, as
+/// The format rule of every verb (docs/output-files.md, "What every verb prints"). `-o -` is stdout, as
 /// in `export`: the format then comes from `--format` or the terminal rule,
 /// and Parquet may go to stdout when it is not a terminal.
 pub fn resolve(format: Option<Format>, output: Option<&Path>, stdout_terminal: bool) -> Result<Sink, Error> {
