@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::common::{read_parquet, root, s, strs, tracelab, tracelab_ok};
+use crate::common::{read_parquet, s, sample_store, strs, tracelab, tracelab_ok};
 
 /// `synth helios --out DIR`, then `ingest DIR` (the store is DIR/.tracelab).
 fn one_helios_download(dir: &Path) -> std::path::PathBuf {
@@ -41,9 +41,8 @@ fn a_verb_without_trace_uses_the_only_trace_or_lists_them() {
     tracelab_ok(&["export", "--store", s(&helios), "--trace", "helios", "--to", "swf", "-o", s(&explicit)]);
     assert_eq!(std::fs::read(&implicit).unwrap(), std::fs::read(&explicit).unwrap());
     // The bundled samples hold every trace.
-    let samples = root().join("data-samples");
     let (code, _, err) =
-        tracelab(&["export", "--store", s(&samples), "--to", "swf", "-o", s(&tmp.path().join("c.swf"))]);
+        tracelab(&["export", "--store", s(sample_store()), "--to", "swf", "-o", s(&tmp.path().join("c.swf"))]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("traces (pai, philly, helios") && err.contains("choose one with --trace"), "{err}");
 }

@@ -12,10 +12,10 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
 
-def test_the_philly_figure_and_policy_example(store, tmp_path):
+def test_the_philly_figure_and_policy_example(store, workdir, tmp_path):
     script = ROOT / "examples" / "philly_runtimes_and_a_python_policy.py"
     done = subprocess.run(
-        [sys.executable, str(script), "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True, timeout=600
+        [sys.executable, str(script), "--out", str(tmp_path)], cwd=workdir, capture_output=True, text=True, timeout=600
     )
     assert done.returncode == 0, done.stderr
     with (tmp_path / "philly-runtime-by-size.csv").open() as f:
