@@ -15,7 +15,8 @@ Parquet (zstd):
             COMPRESSION zstd), one statement per file, in a separate Python process, with the
             columns typed as tracelab types them (AcmeTrace's stamps as TIMESTAMPTZ, offsets
             honoured)
-Prints wall time, throughput over the CSV bytes, peak RSS (from wait4, per process tree
+Prints wall time, throughput over the CSV bytes, CPU time (user + system: steadier than wall time on a
+shared machine), peak RSS (from wait4, per process tree
 root) and the tracelab/DuckDB ratios; with --repeat N, each tool runs N times alternately and
 the medians are printed. Build tracelab first: cargo build --release.
 This is a benchmark, not a test: it asserts nothing, it reports.
@@ -77,9 +78,9 @@ for name, (header, cols) in tables.items():
 
 
 def run(cmd):
-    """Runs cmd; returns (seconds, peak RSS in MB) of the process (bench/measure.py)."""
+    """Runs cmd; returns (seconds, peak RSS in MB, CPU seconds) of the process (bench/measure.py)."""
     m = measure.run(cmd)
-    return m.secs, m.rss_mb
+    return m.secs, m.rss_mb, m.cpu
 
 
 def du(path):
@@ -99,7 +100,7 @@ def bench(trace, args):
         raw = args.work / f"{trace}-scale-{args.scale:g}"
         if not (raw / marker).exists():
             print(f"generating {raw} ...", flush=True)
-            secs, rss = run([args.tracelab, "synth", trace, "--scale", str(args.scale), "--seed", "1", "--out", raw, "--quiet"])
+            secs, rss, _ = run([args.tracelab, "synth", trace, "--scale", str(args.scale), "--seed", "1", "--out", raw, "--quiet"])
             print(f"  synth: {secs:.1f} s, peak RSS {rss:.0f} MB", flush=True)
     csv_mb = sum((raw / f).stat().st_size for f in files) / 1e6
     tables = {f: (h, [(c, types.get(c, "DOUBLE")) for c in cols.split(",")]) for f, (h, cols, types) in files.items()}
@@ -108,25 +109,26 @@ def bench(trace, args):
         work = Path(tempfile.mkdtemp(dir=args.work if args.work.exists() else None))
         try:
             store = work / "store"
-            t_secs, t_rss = run([args.tracelab, "ingest", raw, "--out", store, "--force", "--quiet"])
+            t_secs, t_rss, t_cpu = run([args.tracelab, "ingest", raw, "--out", store, "--force", "--quiet"])
             t_out = du(store)
             duck_out = work / "duckdb"
             duck_out.mkdir()
-            d_secs, d_rss = run([sys.executable, "-c", DUCK, str(raw), str(duck_out), json.dumps(tables)])
+            d_secs, d_rss, d_cpu = run([sys.executable, "-c", DUCK, str(raw), str(duck_out), json.dumps(tables)])
             d_out = du(duck_out)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-        ts.append((t_secs, t_rss))
-        ds.append((d_secs, d_rss))
-    t_secs, t_rss = median([x[0] for x in ts]), median([x[1] for x in ts])
-    d_secs, d_rss = median([x[0] for x in ds]), median([x[1] for x in ds])
+        ts.append((t_secs, t_rss, t_cpu))
+        ds.append((d_secs, d_rss, d_cpu))
+    t_secs, t_rss, t_cpu = (median([x[i] for x in ts]) for i in range(3))
+    d_secs, d_rss, d_cpu = (median([x[i] for x in ds]) for i in range(3))
     import duckdb
     runs = f", median of {args.repeat} runs" if args.repeat > 1 else ""
     print(f"\n{trace} CSV -> Parquet, {csv_mb:,.0f} MB of CSV in {raw}{runs}")
-    print(f"{'tool':<12}{'seconds':>10}{'MB/s':>10}{'peak RSS MB':>14}{'Parquet MB':>12}")
-    print(f"{'tracelab':<12}{t_secs:>10.2f}{csv_mb / t_secs:>10.1f}{t_rss:>14.0f}{t_out:>12.1f}")
-    print(f"{'duckdb ' + duckdb.__version__:<12}{d_secs:>10.2f}{csv_mb / d_secs:>10.1f}{d_rss:>14.0f}{d_out:>12.1f}")
-    print(f"tracelab/duckdb: throughput x{d_secs / t_secs:.2f}, peak RSS x{t_rss / d_rss:.2f}", flush=True)
+    print(f"{'tool':<12}{'seconds':>10}{'MB/s':>10}{'CPU s':>10}{'peak RSS MB':>14}{'Parquet MB':>12}")
+    print(f"{'tracelab':<12}{t_secs:>10.2f}{csv_mb / t_secs:>10.1f}{t_cpu:>10.2f}{t_rss:>14.0f}{t_out:>12.1f}")
+    print(f"{'duckdb ' + duckdb.__version__:<12}{d_secs:>10.2f}{csv_mb / d_secs:>10.1f}{d_cpu:>10.2f}{d_rss:>14.0f}{d_out:>12.1f}")
+    print(f"tracelab/duckdb: throughput x{d_secs / t_secs:.2f}, CPU time x{t_cpu / d_cpu:.2f}, "
+          f"peak RSS x{t_rss / d_rss:.2f}", flush=True)
 
 
 def main():

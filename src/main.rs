@@ -35,8 +35,10 @@ pub fn purge_freed_memory_at_once() {
     set_purge_delay(0);
 }
 
-/// Runs `work` with mimalloc keeping the memory it frees for reuse, then
-/// restores the purge delay. An ingest frees and allocates column buffers
+/// Runs `work` with mimalloc keeping the memory it frees for reuse, and
+/// without transparent huge pages ([`without_huge_pages`]: each row group's
+/// fresh buffers were zeroed 2 MB at a time, a quarter of the CPU time of
+/// an AcmeTrace ingest), then restores both. An ingest frees and allocates column buffers
 /// for every row group; returned to the system after the delay, each came
 /// back as fresh pages the kernel had to zero again. Ingesting the three
 /// full-scale traces took 33-40 s (4-17 s of it in the kernel) and peaked
@@ -47,7 +49,7 @@ pub fn keeping_freed_memory<T>(work: impl FnOnce() -> T) -> T {
     // SAFETY: reading an option is a load of an integer.
     let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
     set_purge_delay(-1);
-    let out = work();
+    let out = without_huge_pages(work);
     set_purge_delay(before);
     out
 }

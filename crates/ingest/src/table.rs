@@ -35,18 +35,19 @@ impl KeyGuard {
         Some(KeyGuard { columns, names: table.key.to_vec(), seen: PlHashSet::default() })
     }
 
-    fn key_of(&self, row: &[Value<'_>]) -> String {
-        let mut key = String::new();
+    /// Writes the key of `row` into `key` (cleared first), so that checking
+    /// a row allocates only for a key that is kept.
+    fn key_of(&self, row: &[Value<'_>], key: &mut String) {
+        use std::fmt::Write;
+        key.clear();
         for &i in &self.columns {
             let text = match row[i] {
                 Value::Str(s) => std::borrow::Cow::Borrowed(s),
                 other => other.key_text().into(),
             };
-            key.push_str(&text.len().to_string());
-            key.push(':');
-            key.push_str(&text);
+            // Writing into a String cannot fail.
+            let _ = write!(key, "{}:{text}", text.len());
         }
-        key
     }
 
     /// The key's parts joined by commas, for the reject.
@@ -56,20 +57,34 @@ impl KeyGuard {
 
     /// Accepts the keys of all `rows` or none of them.
     fn check(&mut self, rows: &[Value<'_>], width: usize) -> Result<(), Fault> {
+        let mut key = String::new();
+        if rows.len() <= width {
+            // One row, the common case: no list of fresh keys.
+            self.key_of(rows, &mut key);
+            if self.seen.contains(key.as_str()) {
+                return Err(self.duplicate(rows));
+            }
+            self.seen.insert(key.into_boxed_str());
+            return Ok(());
+        }
         let mut fresh: Vec<Box<str>> = Vec::with_capacity(rows.len() / width.max(1));
         for row in rows.chunks(width) {
-            let key: Box<str> = self.key_of(row).into();
-            if self.seen.contains(&key) || fresh.contains(&key) {
-                return Err(Fault::new(
-                    self.names.join("+"),
-                    self.shown(row),
-                    "duplicate key; expected each key once (the first occurrence was kept)",
-                ));
+            self.key_of(row, &mut key);
+            if self.seen.contains(key.as_str()) || fresh.iter().any(|k| **k == *key) {
+                return Err(self.duplicate(row));
             }
-            fresh.push(key);
+            fresh.push(key.as_str().into());
         }
         self.seen.extend(fresh);
         Ok(())
+    }
+
+    fn duplicate(&self, row: &[Value<'_>]) -> Fault {
+        Fault::new(
+            self.names.join("+"),
+            self.shown(row),
+            "duplicate key; expected each key once (the first occurrence was kept)",
+        )
     }
 }
 
