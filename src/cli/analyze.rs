@@ -17,7 +17,9 @@ use super::output::{Format, OutputArgs, Sink};
 /// notebook printed a number, it is shown beside ours.
 ///
 /// Without --store, the bundled data-samples/ are used (ingested on first
-/// use). The replay views `sim.*` (docs/simulate.md) run here too.
+/// use). The replay views `sim.*` (docs/simulate.md) run here too; without
+/// --param trace=... they replay the store's only trace (of several: pai if
+/// the store holds it, else a list of them), as `simulate` does.
 ///
 /// Examples:
 ///   tracelab analyze --list
@@ -61,13 +63,16 @@ pub struct Args {
     part: Option<String>,
 }
 
+/// The parameter naming the trace a replay view reads.
+const TRACE: &str = "trace";
+
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let sink = args.output.resolve()?;
     if args.list {
         sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
         return Ok(0);
     }
-    let params = super::params::parse(&args.params)?;
+    let mut params = super::params::parse(&args.params)?;
     if args.describe {
         return describe(args.id.as_deref(), &params, &sink);
     }
@@ -76,6 +81,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     // specs use.
     let analysis = analysis::find(id).or_else(|e| tracelab_workload::find(id).ok_or(e))?;
     let store = args.store.open()?;
+    // A replay view (`sim.*`) without `trace` replays the trace simulate
+    // would: the store's only one, else PAI, else a list of them.
+    let replays = tracelab_workload::find(id).is_some_and(|v| v.params.iter().any(|p| p.name == TRACE));
+    if replays && !params.iter().any(|(name, _)| name == TRACE) {
+        params.push((TRACE.to_string(), super::store::default_trace(&store, "--param trace=...")?));
+    }
     let ctx = Ctx::with_hooks(store, super::progress::analysis_hooks());
     // Without transparent huge pages when it declares more than a small
     // analysis's memory (crate::without_huge_pages says why); a small one

@@ -13,3 +13,10 @@ pub fn named<T: Copy + Send + Sync + 'static>(
     PossibleValuesParser::new(all.iter().map(move |&v| PossibleValue::new(name(v))))
         .map(move |s: String| all.iter().copied().find(|&v| name(v) == s).expect("clap checked the possible values"))
 }
+
+/// Parses one of `names` into the name itself, for a choice drawn from
+/// several library enums (simulate's `--policy`: the rigid and the elastic
+/// policies), which the library then parses.
+pub fn any_of(names: impl IntoIterator<Item = &'static str>) -> PossibleValuesParser {
+    PossibleValuesParser::new(names)
+}

@@ -9,8 +9,10 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
+use tracelab_query::catalog::ParamKind;
 use tracelab_query::{ask, catalog, limits, params, Limits, NamedQuery};
 use tracelab_schema::error::Error;
+use tracelab_store::Store;
 
 use super::listing::{self, Entry, ParamDoc};
 use super::output::OutputArgs;
@@ -43,6 +45,9 @@ const TABLE_DIGITS: usize = 6;
 /// of -o); floats are rounded to 12 significant digits (6 in the table),
 /// timestamps are RFC 3339 UTC, durations are seconds; control characters
 /// in the data are shown escaped in the table.
+///
+/// A named query's `trace` parameter, when not given and its default is a
+/// trace the store does not hold, is the store's only trace.
 ///
 /// Examples:
 ///   tracelab query "SELECT vc, count(*) AS jobs FROM philly_jobs GROUP BY vc ORDER BY 2 DESC LIMIT 5"
@@ -78,10 +83,8 @@ pub struct Args {
     /// machine's memory]
     #[arg(long, value_name = "SIZE", value_parser = limits::parse_bytes)]
     memory_limit: Option<u64>,
-    /// The store to query [default: the bundled data-samples/ store,
-    /// ingested on first use].
-    #[arg(long, value_name = "STORE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    store: super::store::StoreArg,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -90,13 +93,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         sink.table(&listing::table(&list(&catalog::bundled()?)), TABLE_DIGITS, false)?;
         return Ok(0);
     }
-    let given: BTreeMap<String, String> = super::params::parse(&args.params)?.into_iter().collect();
+    let mut given: BTreeMap<String, String> = super::params::parse(&args.params)?.into_iter().collect();
     let query = named_or_adhoc(&args)?;
     if args.sql {
         super::out(&params::bind(&query, &given)?)?;
         return Ok(0);
     }
-    let store = super::store::resolve(args.store.as_ref())?;
+    let store = args.store.open()?;
+    if let Some(only) = only_trace_for(&query, &given, &store) {
+        given.insert(TRACE.to_string(), only);
+    }
     let mut limits = Limits::default();
     if let Some(bytes) = args.memory_limit {
         limits.memory_limit = bytes;
@@ -107,6 +113,23 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     sink.table(&answer.table(), TABLE_DIGITS, true)?;
     Ok(0)
+}
+
+/// The parameter of a named query that chooses the trace.
+const TRACE: &str = "trace";
+
+/// The `trace` a query takes when none is given and its default is a
+/// trace the store does not hold: the store's only trace, when the query
+/// accepts it (a store of one Helios trace answers `top-users-by-gpu-hours`
+/// for Helios, not an empty Philly). `all` and a held default stay.
+fn only_trace_for(query: &NamedQuery, given: &BTreeMap<String, String>, store: &Store) -> Option<String> {
+    let param = query.params.iter().find(|p| p.name == TRACE).filter(|_| !given.contains_key(TRACE))?;
+    let ParamKind::OneOf(accepted) = &param.kind else { return None };
+    let held: Vec<&str> = store.manifests().iter().map(|(t, _)| t.name()).collect();
+    if param.default == "all" || held.contains(&param.default.as_str()) {
+        return None;
+    }
+    super::store::only_trace(store).ok().filter(|only| accepted.contains(only))
 }
 
 /// QUERY as a named query if it is one, else as SQL; or the -f file.

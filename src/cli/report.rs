@@ -54,7 +54,8 @@ pub struct Args {
     #[arg(long, value_name = "OUT")]
     out: Option<PathBuf>,
     /// The store to read or ingest into [default: <DIR>/.tracelab]; with
-    /// --store and no DIR the store is read as it is
+    /// --store and no DIR the store is read as it is. A folder of traces
+    /// holding a .tracelab store stands for that store, as in the other verbs
     #[arg(long, value_name = "STORE")]
     store: Option<PathBuf>,
     /// A spec to render instead of the built-in ones (repeatable)
@@ -245,7 +246,8 @@ fn default_out(args: &Args) -> anyhow::Result<PathBuf> {
         let samples = super::store::bundled_samples().and_then(|s| s.canonicalize().ok());
         samples.is_some() && dir.canonicalize().ok() == samples
     };
-    let out = match (&args.dir, &args.store) {
+    let store = args.store.as_deref().map(super::store::locate);
+    let out = match (&args.dir, &store) {
         (None, None) => return Ok(PathBuf::from("reports")),
         (Some(dir), _) if bundled(dir) => return Ok(PathBuf::from("reports")),
         (Some(dir), _) => dir.join("tracelab-report"),
@@ -270,13 +272,19 @@ fn default_out(args: &Args) -> anyhow::Result<PathBuf> {
 }
 
 /// The store: ingested from DIR (default: the bundled samples) unless only
-/// --store is given.
+/// --store is given. `--store` naming DIR itself, or a folder holding a
+/// `.tracelab` store, stands for that store ([`super::store::locate`]).
 fn resolve_store(args: &Args) -> anyhow::Result<Store> {
     if let (None, Some(store)) = (&args.dir, &args.store) {
         return super::store::open(&super::store::locate(store));
     }
     let dir = super::store::trace_dir(args.dir.as_ref())?;
-    let store = args.store.clone().unwrap_or_else(|| IngestPlan::default_store(&dir));
+    let same = |p: &Path| p.canonicalize().ok().is_some_and(|p| dir.canonicalize().ok() == Some(p));
+    let store = match &args.store {
+        Some(store) if same(store) => IngestPlan::default_store(&dir),
+        Some(store) => super::store::locate(store),
+        None => IngestPlan::default_store(&dir),
+    };
     let plan = IngestPlan { store, dir, force: false, limits: Limits::default() };
     super::store::ingest_then_open(&plan, args.quiet)
 }

@@ -1,10 +1,9 @@
 //! `--window`, `--sample` and `--seed`, declared once for the verbs that take
-//! a trace's jobs out as a workload (`export`; `simulate` keeps its own
-//! until its options move to `tracelab_workload::options`), with the check
-//! that a sample holds at least one job.
+//! a trace's jobs out as a workload (`export`, `simulate`); the values are
+//! checked by `tracelab_workload::options`, as the Python package's are.
 
 use tracelab_schema::error::Error;
-use tracelab_workload::{Selection, Window};
+use tracelab_workload::Selection;
 
 /// Which jobs of the trace: a window, then a sample of it.
 #[derive(Debug, Clone, clap::Args)]
@@ -15,17 +14,14 @@ pub struct SelectionArgs {
     /// Take N jobs of the window, drawn uniformly without replacement.
     #[arg(long, value_name = "N")]
     pub sample: Option<usize>,
-    /// Seed of --sample.
+    /// Seed of --sample (and of simulate's random placement).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
 
 impl SelectionArgs {
-    /// The validated selection; `--sample 0` is a usage error.
+    /// The validated selection (`--sample 0` is a usage error).
     pub fn selection(&self) -> Result<Selection, Error> {
-        if self.sample == Some(0) {
-            return Err(Error::Usage("--sample 0: expected at least one job".into()));
-        }
-        Ok(Selection { window: Window::parse(&self.window)?, sample: self.sample, seed: self.seed })
+        tracelab_workload::options::selection(&self.window, self.sample, self.seed)
     }
 }

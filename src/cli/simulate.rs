@@ -15,7 +15,10 @@ use super::listing::{self, Entry};
 use super::output::OutputArgs;
 use tracelab_schema::error::{Error, IoContext};
 use tracelab_schema::outfile::{self, Replace};
+use tracelab_sim::elastic::ElasticPolicyName;
+use tracelab_sim::{Discipline, Placement, Policy, Predictor, ShareBy};
 use tracelab_workload::options::Options;
+use tracelab_workload::pollux::ElasticSource;
 use tracelab_workload::results::{self, RunsWriter};
 use tracelab_workload::{self as workload, Source};
 
@@ -53,33 +56,35 @@ pub struct Args {
     /// the paper or simulator it mirrors.
     #[arg(long)]
     list: bool,
-    /// The store written by `tracelab ingest` [default: data-samples/.tracelab]
-    #[arg(long, value_name = "STORE")]
-    store: Option<PathBuf>,
+    #[command(flatten)]
+    store: super::store::StoreArg,
     /// pai, philly, helios or helios:CLUSTER (Earth, Saturn, Uranus, Venus),
-    /// acme or acme:CLUSTER (Seren, Kalos), spot.
-    #[arg(long, default_value = "pai", conflicts_with = "jobs")]
-    trace: String,
+    /// acme or acme:CLUSTER (Seren, Kalos), spot [default: the store's only
+    /// trace; of several, pai if the store holds it, else a list of them]
+    #[arg(long, conflicts_with = "jobs")]
+    trace: Option<String>,
     /// Replay this CSV job list instead (columns submit_s, duration_s, gpus
     /// and optionally job_id, cpus, user, vc, group, gpu_type, gpu_util,
     /// gpu_mem_gib, class).
     #[arg(long, value_name = "FILE.csv")]
     jobs: Option<PathBuf>,
     /// Policies, comma-separated (see --list).
-    #[arg(long, default_value = "fifo", value_name = "LIST")]
-    policy: String,
+    #[arg(long, default_value = "fifo", value_name = "LIST", value_delimiter = ',', hide_possible_values = true,
+          value_parser = super::choice::any_of(Policy::ALL.iter().map(|p| p.name()).chain(ElasticPolicyName::ALL.iter().map(|p| p.name()))))]
+    policy: Vec<String>,
     /// Placements, comma-separated (see --list).
-    #[arg(long, default_value = "pack", value_name = "LIST")]
-    placement: String,
+    #[arg(long, default_value = "pack", value_name = "LIST", value_delimiter = ',',
+          value_parser = super::choice::named(Placement::ALL, Placement::name))]
+    placement: Vec<Placement>,
     /// strict (head-of-line blocking), greedy (start all that fit) or easy (backfilling).
-    #[arg(long, default_value = "greedy")]
-    discipline: String,
-    /// The history key of sjf-predicted: user, group or user-gpu-type.
-    #[arg(long, default_value = "group")]
-    predictor: String,
-    /// Whose share `fair` balances: vc or user.
-    #[arg(long, default_value = "vc")]
-    fair_by: String,
+    #[arg(long, default_value = "greedy", value_parser = super::choice::named(Discipline::ALL, Discipline::name))]
+    discipline: Discipline,
+    /// The history key of sjf-predicted.
+    #[arg(long, default_value = "group", value_parser = super::choice::named(Predictor::ALL, Predictor::name))]
+    predictor: Predictor,
+    /// Whose share `fair` balances.
+    #[arg(long, default_value = "vc", value_parser = super::choice::named(ShareBy::ALL, ShareBy::name))]
+    fair_by: ShareBy,
     /// Cost of a preemption (srtf, las): helios (7 s / 30 s / 60 s by GPUs), none, or a duration such as 30s.
     #[arg(long, default_value = "helios")]
     preempt_overhead: String,
@@ -121,15 +126,8 @@ pub struct Args {
     /// The online slowdown muxflow never lets pass (> 1; 1.2 = 20 %).
     #[arg(long, default_value_t = 1.2, value_name = "F")]
     online_bound: f64,
-    /// FROM..TO (RFC 3339 or offsets from the trace start, e.g. 3h..11h), busiest:DURATION, or all.
-    #[arg(long, default_value = "all")]
-    window: String,
-    /// Replay N jobs of the window, drawn uniformly without replacement.
-    #[arg(long, value_name = "N")]
-    sample: Option<usize>,
-    /// Seed of --sample and of the random placement.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    #[command(flatten)]
+    selection: super::selection::SelectionArgs,
     /// Load factors, comma-separated: submission times from the window start divided by each.
     #[arg(long, default_value = "1", value_name = "LIST")]
     load: String,
@@ -179,18 +177,35 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         sink.table(&listing::table(&list()), render::DISPLAY_DIGITS, false)?;
         return Ok(0);
     }
-    let options = args.options();
+    let mut options = args.options();
     if options.is_elastic() {
         check_outputs(&args, &super::simulate_elastic::OUT_FILES)?;
         let req = options.elastic_request(args.threads)?;
-        return super::simulate_elastic::run(&req, args.store.as_ref(), args.out.as_deref(), &sink);
+        let store = match &req.source {
+            ElasticSource::Trace(..) => Some(args.store.open()?),
+            _ => None,
+        };
+        let req = match &store {
+            Some(store) if args.trace.is_none() => {
+                options.trace = super::store::default_trace(store, "--trace")?;
+                options.elastic_request(args.threads)?
+            }
+            _ => req,
+        };
+        return super::simulate_elastic::run(&req, store.as_ref(), args.out.as_deref(), &sink);
     }
-    let planned = options.plan()?;
+    // Every option is checked before the store is opened (which may
+    // ingest the bundled samples); then the trace, when not given.
+    let mut planned = options.plan()?;
     check_outputs(&args, &OUT_FILES)?;
     let store = match &planned.0.source {
-        Source::Trace(_) => Some(super::store::resolve(args.store.as_ref())?),
+        Source::Trace(_) => Some(args.store.open()?),
         Source::Csv(_) => None,
     };
+    if let (Some(store), None) = (&store, &args.trace) {
+        options.trace = super::store::default_trace(store, "--trace")?;
+        planned = options.plan()?;
+    }
     let out = execute(&options, planned, store.as_ref(), args.threads, args.out.as_deref())?;
     if let Some(dir) = &args.out {
         write_outputs(dir, &out)?;
@@ -204,13 +219,13 @@ impl Args {
     fn options(&self) -> Options {
         let a = self;
         Options {
-            trace: a.trace.clone(),
+            trace: a.trace.clone().unwrap_or_else(|| Options::default().trace),
             jobs: a.jobs.clone(),
-            policy: a.policy.clone(),
-            placement: a.placement.clone(),
-            discipline: a.discipline.clone(),
-            predictor: a.predictor.clone(),
-            fair_by: a.fair_by.clone(),
+            policy: a.policy.join(","),
+            placement: a.placement.iter().map(|p| p.name()).collect::<Vec<_>>().join(","),
+            discipline: a.discipline.name().into(),
+            predictor: a.predictor.name().into(),
+            fair_by: a.fair_by.name().into(),
             preempt_overhead: a.preempt_overhead.clone(),
             share_slowdown: a.share_slowdown,
             interference: a.interference.clone(),
@@ -222,9 +237,9 @@ impl Args {
             default_gpu_mem: a.default_gpu_mem,
             max_tenants: a.max_tenants,
             online_bound: a.online_bound,
-            window: a.window.clone(),
-            sample: a.sample,
-            seed: a.seed,
+            window: a.selection.window.clone(),
+            sample: a.selection.sample,
+            seed: a.selection.seed,
             load: a.load.clone(),
             cluster: a.cluster.clone(),
             max_nodes: a.max_nodes,

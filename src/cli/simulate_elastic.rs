@@ -4,14 +4,14 @@
 //! too); the replay itself is the library's. This file holds the options'
 //! flags and writes `--out`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use tracelab_analysis::render;
 use tracelab_schema::error::IoContext;
 use tracelab_schema::outfile::{self, Replace};
+use tracelab_store::Store;
 use tracelab_workload::options::elastic::ElasticOptions;
 use tracelab_workload::pollux::run::{self, ElasticRequest};
-use tracelab_workload::pollux::ElasticSource;
 
 use super::output::Sink;
 
@@ -22,7 +22,7 @@ pub struct ElasticArgs {
     /// generator (jobs of at least 60 s under 1,000 GPU-hours submitted at
     /// hours [--start, --start + --duration) of every day, applications by
     /// GPU-hours; --sample jobs, default 160).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", value_parser = ["pollux"])]
     recipe: Option<String>,
     /// Recipe: hours to shift submissions back before taking hours of the day.
     #[arg(long, default_value_t = 2)]
@@ -71,14 +71,10 @@ impl ElasticArgs {
 /// What `--out` holds after an elastic replay.
 pub const OUT_FILES: [&str; 3] = ["summary.csv", "jobs.csv", "result.json"];
 
-/// Replays `req` (the store is read only for a recipe over a trace),
-/// writes `out`'s files and prints the summary.
-pub fn run(req: &ElasticRequest, store: Option<&PathBuf>, out: Option<&Path>, sink: &Sink) -> anyhow::Result<i32> {
-    let store = match &req.source {
-        ElasticSource::Trace(..) => Some(super::store::resolve(store)?),
-        _ => None,
-    };
-    let (result, runs) = run::replay(store.as_ref(), req)?;
+/// Replays `req` (`store` is given for a recipe over a trace), writes
+/// `out`'s files and prints the summary.
+pub fn run(req: &ElasticRequest, store: Option<&Store>, out: Option<&Path>, sink: &Sink) -> anyhow::Result<i32> {
+    let (result, runs) = run::replay(store, req)?;
     if let Some(dir) = out {
         std::fs::create_dir_all(dir).at(dir)?;
         let write = |name: &str, text: String| outfile::write(&dir.join(name), text.as_bytes(), Replace::Regular);

@@ -47,6 +47,11 @@ pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
 /// The trace a verb reads when no `--trace` is given: the store's only
 /// one; with several (or none) a usage error listing what it holds.
 pub fn only_trace(store: &Store) -> anyhow::Result<String> {
+    only_trace_or(store, "--trace")
+}
+
+/// [`only_trace`], the error naming `choose` as the way to choose one.
+fn only_trace_or(store: &Store, choose: &str) -> anyhow::Result<String> {
     let held: Vec<&str> = store.manifests().iter().map(|(t, _)| t.name()).collect();
     match held.as_slice() {
         [one] => Ok(one.to_string()),
@@ -55,12 +60,24 @@ pub fn only_trace(store: &Store) -> anyhow::Result<String> {
                 .into())
         }
         many => Err(Error::Usage(format!(
-            "{} holds {} traces ({}); choose one with --trace",
+            "{} holds {} traces ({}); choose one with {choose}",
             store.root().display(),
             many.len(),
             many.join(", ")
         ))
         .into()),
+    }
+}
+
+/// The trace a replay reads when no `--trace` is given: the store's only
+/// one; of several, PAI when the store holds it (the default before stores
+/// of one trace were common); else a usage error listing what it holds.
+/// `choose` names the option that chooses one (`--trace`, `--param trace=`).
+pub fn default_trace(store: &Store, choose: &str) -> anyhow::Result<String> {
+    let pai = tracelab_schema::Trace::Pai;
+    match only_trace_or(store, choose) {
+        Err(_) if store.has_trace(pai) => Ok(pai.name().to_string()),
+        other => other,
     }
 }
 

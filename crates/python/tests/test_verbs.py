@@ -147,10 +147,17 @@ def test_simulate_is_the_clis(cli, store, tmp_path, options, flags):
 
 
 def test_simulate_refuses_what_the_cli_refuses(cli, store):
-    done = cli("simulate", "--trace", "philly", "--policy", "fifo,nonesuch", check=False)
+    # A value the library checks (tracelab_workload::options): the same message in both.
+    done = cli("simulate", "--trace", "philly", "--cluster", "8", check=False)
     assert done.returncode == 2
     with pytest.raises(tracelab.UsageError) as caught:
-        store.simulate(trace="philly", policy="fifo,nonesuch")
+        store.simulate(trace="philly", cluster="8")
     assert str(caught.value) == done.stderr.strip().removeprefix("error: ")
+    # An unknown name: refused by both, each listing the valid names (the CLI's
+    # parser is clap's, over the same names the library checks).
+    done = cli("simulate", "--trace", "philly", "--policy", "fifo,nonesuch", check=False)
+    assert done.returncode == 2 and "[possible values: fifo, sjf, srtf" in done.stderr
+    with pytest.raises(tracelab.UsageError, match="--policy nonesuch: unknown policy `nonesuch`; valid names: fifo, sjf, srtf"):
+        store.simulate(trace="philly", policy="fifo,nonesuch")
     with pytest.raises(tracelab.UsageError, match="no option `polcy`"):
         store.simulate(polcy="fifo")

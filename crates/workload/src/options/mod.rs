@@ -130,6 +130,17 @@ fn one<T: std::str::FromStr<Err = tracelab_sim::SimError>>(option: &str, raw: &s
     raw.parse::<T>().map_err(|e| usage(format!("--{option} {raw}: {e}")))
 }
 
+/// The jobs a replay or an export takes, checked: `window` parsed and a
+/// sample of at least one job (the one rule `tracelab simulate`, `tracelab
+/// export` and the Python package share).
+pub fn selection(window: &str, sample: Option<usize>, seed: u64) -> Result<Selection> {
+    let window = Window::parse(window)?;
+    if sample == Some(0) {
+        return Err(usage("--sample 0: expected at least one job".into()));
+    }
+    Ok(Selection { window, sample, seed })
+}
+
 impl Options {
     /// The validated request and run plan.
     pub fn plan(&self) -> Result<(Request, Vec<RunSpec>)> {
@@ -147,10 +158,7 @@ impl Options {
         };
         let cluster = ClusterSpec::parse(&a.cluster)?;
         let strict_cluster = a.unplaceable_is_error.unwrap_or(cluster != ClusterSpec::FromTrace);
-        let selection = Selection { window: Window::parse(&a.window)?, sample: a.sample, seed: a.seed };
-        if a.sample == Some(0) {
-            return Err(usage("--sample 0: expected at least one job".into()));
-        }
+        let selection = selection(&a.window, a.sample, a.seed)?;
         let limits = tracelab_sim::Limits::new(a.max_nodes, a.max_gpus)
             .map_err(|e| usage(format!("--max-nodes {} --max-gpus {}: {e}", a.max_nodes, a.max_gpus)))?;
         let base = self.config()?;
