@@ -27,7 +27,7 @@ import datetime
 import json
 import os
 import warnings
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._tracelab import Error, Job, State, Table, UsageError
 from ._tracelab import Store as _Store
@@ -58,6 +58,9 @@ __all__ = [
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
+#: ``progress=``: None (a tqdm bar when tqdm is installed), True (a tqdm
+#: bar), False (none) or a hook called as ``hook(done, total)``.
+Progress = Union[None, bool, Callable[[int, int], Any]]
 
 
 class QueryNote(UserWarning):
@@ -241,7 +244,7 @@ class Store:
         policy: Union[str, "Policy", Sequence[Union[str, "Policy"]]] = "fifo",
         threads: Optional[int] = None,
         per_job: bool = False,
-        progress: Any = None,
+        progress: Progress = None,
         **options: Any,
     ) -> Analysis:
         """Replays a trace (or a job list, ``jobs="file.csv"``) under
@@ -294,7 +297,7 @@ class Store:
         stamp: bool = False,
         jobs: Optional[int] = None,
         memory_budget: Optional[float] = None,
-        progress: Any = None,
+        progress: Progress = None,
     ) -> Report:
         """Writes the report of this store into the folder ``out``, as
         ``tracelab report --store STORE --out OUT`` (the same bytes):
@@ -342,7 +345,7 @@ class Store:
         return f"<tracelab.Store {self.path}>"
 
 
-def open(store: Optional[PathLike] = None, *, progress: Any = None) -> Store:  # noqa: A001 - mirrors the verb
+def open(store: Optional[PathLike] = None, *, progress: Progress = None) -> Store:  # noqa: A001 - mirrors the verb
     """Opens a store written by ``tracelab ingest``; without one, the
     bundled ``data-samples/`` store, ingested on first use (as the
     commands' default ``--store``; ``progress`` as for :func:`ingest`)."""
@@ -359,7 +362,7 @@ def ingest(
     force: bool = False,
     strict: bool = False,
     max_record_bytes: Optional[int] = None,
-    progress: Any = None,
+    progress: Progress = None,
 ) -> Store:
     """Ingests the traces in ``dir`` into ``store`` (``<dir>/.tracelab``
     when not given), as ``tracelab ingest DIR --out STORE``, and opens it.
