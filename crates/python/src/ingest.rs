@@ -102,18 +102,6 @@ fn run(py: Python<'_>, plan: &Plan, progress: Option<Py<PyAny>>) -> PyResult<(St
     Ok((Store::new(store), report, notes))
 }
 
-/// The store `path` names: `path/.tracelab` when that is a folder (the
-/// store `tracelab ingest PATH` makes; a store never holds one of its
-/// own), else `path`, as the commands' `--store` reads it.
-pub fn locate(path: &Path) -> PathBuf {
-    let inner = Plan::default_store(path);
-    if inner.is_dir() {
-        inner
-    } else {
-        path.to_path_buf()
-    }
-}
-
 pub fn open(path: &Path) -> Result<tracelab_store::Store, Error> {
     tracelab_store::Store::open(path)
 }

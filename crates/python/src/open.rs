@@ -127,7 +127,10 @@ impl Store {
 #[pyo3(signature = (path=None, progress=None))]
 pub fn open_store(py: Python<'_>, path: Option<PathBuf>, progress: Option<Py<PyAny>>) -> PyResult<Ingested> {
     match path {
-        Some(p) => py.detach(|| ingest::open(&ingest::locate(&p))).map(|s| (Store::new(s), Vec::new())).map_err(to_py),
+        Some(p) => py
+            .detach(|| ingest::open(&tracelab_ingest::Plan::locate_store(&p)))
+            .map(|s| (Store::new(s), Vec::new()))
+            .map_err(to_py),
         None => ingest::bundled(py, progress),
     }
 }

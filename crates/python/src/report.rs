@@ -62,7 +62,7 @@ fn run(store: &Store, req: &Request, hook: Option<&Arc<Hook>>, notes: &Mutex<Vec
     if max_figures == 0 {
         return Err(Error::Usage("max_figures=0: expected at least one figure (--max-figures)".into()).into());
     }
-    let specs = load_specs(&req.specs, max_figures)?;
+    let specs = Spec::chosen(&req.specs, max_figures)?;
     if !req.check {
         report::check_out(&req.out)?;
     }
@@ -116,17 +116,6 @@ fn describe(e: &Event) -> String {
         Event::Note { spec, figure: None, text } => format!("spec {spec}: {text}"),
         Event::Ran { analysis, .. } => format!("ran {analysis}"),
     }
-}
-
-/// The built-in specs, or the given spec files (each within `max_figures`,
-/// their ids distinct), as `--spec`.
-fn load_specs(paths: &[PathBuf], max_figures: usize) -> anyhow::Result<Vec<Spec>> {
-    if paths.is_empty() {
-        return Ok(Spec::builtin()?);
-    }
-    let specs = paths.iter().map(|p| Spec::load_within(p, max_figures)).collect::<Result<Vec<_>, _>>()?;
-    Spec::distinct(&specs)?;
-    Ok(specs)
 }
 
 /// `only`'s traces, checked against the store as `--only` is: naming only
