@@ -132,7 +132,7 @@ enum FormatArg {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let max_figures = args.max_figures.map_or(report::DEFAULT_MAX_FIGURES, |n| n as usize);
-    let specs = load_specs(&args.specs, max_figures)?;
+    let specs = Spec::chosen(&args.specs, max_figures)?;
     let out = match &args.out {
         Some(out) => out.clone(),
         None => default_out(&args)?,
@@ -224,15 +224,6 @@ fn only(only: &[TraceArg], store: &Store) -> anyhow::Result<Option<Vec<Trace>>> 
         .into());
     }
     Ok(Some(traces))
-}
-
-fn load_specs(paths: &[PathBuf], max_figures: usize) -> anyhow::Result<Vec<Spec>> {
-    if paths.is_empty() {
-        return Ok(Spec::builtin()?);
-    }
-    let specs = paths.iter().map(|p| Spec::load_within(p, max_figures)).collect::<Result<Vec<_>, _>>()?;
-    Spec::distinct(&specs)?;
-    Ok(specs)
 }
 
 /// The report folder when no --out is given: a report belongs with its

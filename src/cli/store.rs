@@ -86,12 +86,7 @@ pub fn default_trace(store: &Store, choose: &str) -> anyhow::Result<String> {
 /// create (a store never holds a `.tracelab` folder of its own), so
 /// `--store` takes the folder those verbs were given.
 pub fn locate(path: &Path) -> PathBuf {
-    let inner = Plan::default_store(path);
-    if inner.is_dir() {
-        inner
-    } else {
-        path.to_path_buf()
-    }
+    Plan::locate_store(path)
 }
 
 /// Opens a store to read, waiting (with a note) while an ingest writes it.

@@ -127,6 +127,19 @@ impl Plan {
     pub fn default_store(dir: &Path) -> PathBuf {
         dir.join(".tracelab")
     }
+
+    /// The store `path` names when a store is read (`--store`,
+    /// `tracelab.open`): `path/.tracelab` when that is a folder, the store
+    /// `tracelab ingest PATH` makes (a store never holds a `.tracelab`
+    /// folder of its own), else `path` itself.
+    pub fn locate_store(path: &Path) -> PathBuf {
+        let inner = Plan::default_store(path);
+        if inner.is_dir() {
+            inner
+        } else {
+            path.to_path_buf()
+        }
+    }
 }
 
 /// What happened to one trace.

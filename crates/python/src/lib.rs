@@ -1,5 +1,6 @@
 //! The Python extension module `tracelab._tracelab`: the store, its tables,
-//! queries, analyses and replays, synthetic traces for Python, each calling the library function the
+//! queries, analyses, replays and reports, ingests, synthetic traces for
+//! Python, with progress for the long calls, each calling the library function the
 //! matching CLI verb calls (no logic of its own beyond converting values),
 //! and tables handed over through the Arrow C stream interface. The Python
 //! face (keyword arguments, docstrings, type stubs) is in
@@ -7,8 +8,11 @@
 //! beyond what the libraries do.
 
 mod errors;
+mod ingest;
 mod open;
 mod policy;
+mod progress;
+mod report;
 mod simulate;
 mod synth;
 mod table;
@@ -26,7 +30,7 @@ fn _tracelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::job::Job>()?;
     m.add_class::<policy::full::State>()?;
     m.add_function(wrap_pyfunction!(open::open_store, m)?)?;
-    m.add_function(wrap_pyfunction!(open::ingest, m)?)?;
+    m.add_function(wrap_pyfunction!(ingest::ingest, m)?)?;
     m.add_function(wrap_pyfunction!(synth::synth, m)?)?;
     Ok(())
 }

@@ -1,28 +1,32 @@
 //! Stores for Python: opening one (the bundled samples, ingested on first
-//! use, when no path is given, as the CLI's `--store` default does),
-//! ingesting a folder of traces, and the verbs that read a store: `tables`,
-//! `query`, `analyze`. Each calls the library function its CLI verb calls;
-//! the work runs with the interpreter's lock released.
+//! use, when no path is given, as the CLI's `--store` default does, see
+//! [`crate::ingest`]), and the verbs that read a store: `tables`, `query`,
+//! `analyze`, `simulate`, `report`. Each calls the library function its
+//! CLI verb calls; the work runs with the interpreter's lock released.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
-use anyhow::Context;
 use pyo3::prelude::*;
 
 use tracelab_analysis::{self as analysis, render, Ctx};
-use tracelab_ingest::{FileProgress, Limits, Plan, Progress};
 use tracelab_query::{ask, tables, Limits as QueryLimits};
-use tracelab_schema::error::Error;
 
 use crate::errors::to_py;
+use crate::ingest::{self, Ingested};
+use crate::report::{Reported, Request};
 use crate::table::Table;
 
 /// An opened store (`tracelab.open`).
 #[pyclass(module = "tracelab", frozen)]
 pub struct Store {
     store: tracelab_store::Store,
+}
+
+impl Store {
+    pub fn new(store: tracelab_store::Store) -> Store {
+        Store { store }
+    }
 }
 
 #[pymethods]
@@ -65,7 +69,7 @@ impl Store {
     /// A replay (as `tracelab simulate`) with the command's options as
     /// keywords and Python policies beside the named ones; the result as
     /// `analyze` gives it, and the per-job rows when `jobs`.
-    #[pyo3(signature = (options, threads=None, custom=Vec::new(), jobs=false))]
+    #[pyo3(signature = (options, threads=None, custom=Vec::new(), jobs=false, progress=None))]
     fn simulate(
         &self,
         py: Python<'_>,
@@ -73,8 +77,33 @@ impl Store {
         threads: Option<usize>,
         custom: Vec<crate::simulate::Given>,
         jobs: bool,
+        progress: Option<Py<PyAny>>,
     ) -> PyResult<crate::simulate::Replayed> {
-        crate::simulate::simulate(py, &self.store, options, threads, custom, jobs)
+        crate::simulate::simulate(py, &self.store, options, threads, custom, jobs, progress)
+    }
+
+    /// The report (as `tracelab report --store STORE --out OUT`), written
+    /// to `out` or, with `check`, compared with it.
+    #[pyo3(signature = (out, only=Vec::new(), formats=Vec::new(), check=false, specs=Vec::new(),
+                        max_figures=None, cache=true, stamp=None, jobs=None, memory_budget=None, progress=None))]
+    #[allow(clippy::too_many_arguments)] // the command's options, one keyword each
+    fn report(
+        &self,
+        py: Python<'_>,
+        out: PathBuf,
+        only: Vec<String>,
+        formats: Vec<String>,
+        check: bool,
+        specs: Vec<PathBuf>,
+        max_figures: Option<usize>,
+        cache: bool,
+        stamp: Option<String>,
+        jobs: Option<usize>,
+        memory_budget: Option<f64>,
+        progress: Option<Py<PyAny>>,
+    ) -> PyResult<Reported> {
+        let req = Request { out, only, formats, check, specs, max_figures, cache, stamp, jobs, memory_budget };
+        crate::report::report(py, &self.store, &req, progress)
     }
 
     /// An analysis with its parameters (as `tracelab analyze`): its JSON
@@ -91,68 +120,17 @@ impl Store {
     }
 }
 
-/// Opens `path`, or the bundled samples' store (ingested first when missing
-/// or stale) when `path` is None.
+/// Opens `path` (or the store `tracelab ingest PATH` made in it, as
+/// `--store` takes it), or the bundled samples' store (ingested first when
+/// missing or stale) when `path` is None; the notes of that ingest.
 #[pyfunction]
-#[pyo3(signature = (path=None))]
-pub fn open_store(py: Python<'_>, path: Option<PathBuf>) -> PyResult<Store> {
-    py.detach(|| match path {
-        Some(p) => Ok(open(&p)?),
-        None => {
-            let dir = bundled_samples().ok_or_else(|| {
-                Error::Usage("no store given and no data-samples/ here; pass the store's path".into())
-            })?;
-            run_ingest(&Plan { store: Plan::default_store(&dir), dir, force: false, limits: Limits::default() })
-        }
-    })
-    .map(|store| Store { store })
-    .map_err(to_py)
-}
-
-/// Ingests the traces in `dir` into `store` (`<dir>/.tracelab` when None),
-/// as `tracelab ingest`, and opens the store.
-#[pyfunction]
-#[pyo3(signature = (dir, store=None, force=false))]
-pub fn ingest(py: Python<'_>, dir: PathBuf, store: Option<PathBuf>, force: bool) -> PyResult<Store> {
-    py.detach(|| {
-        if !dir.is_dir() {
-            return Err(Error::Usage(format!(
-                "{}: not a directory; expected the folder holding the traces",
-                dir.display()
-            ))
-            .into());
-        }
-        let store = store.unwrap_or_else(|| Plan::default_store(&dir));
-        run_ingest(&Plan { dir, store, force, limits: Limits::default() })
-    })
-    .map(|store| Store { store })
-    .map_err(to_py)
-}
-
-/// Ingests `plan` (a no-op when nothing changed) and opens its store; an
-/// error names the folder as the CLI's does.
-fn run_ingest(plan: &Plan) -> anyhow::Result<tracelab_store::Store> {
-    tracelab_ingest::run(plan, Arc::new(Quiet)).with_context(|| format!("ingest of {}", plan.dir.display()))?;
-    Ok(open(&plan.store)?)
-}
-
-fn open(path: &Path) -> Result<tracelab_store::Store, Error> {
-    tracelab_store::Store::open(path)
-}
-
-/// `./data-samples`, else the copy in the source tree this module was built
-/// from (an install from the checkout).
-fn bundled_samples() -> Option<PathBuf> {
-    [PathBuf::from("data-samples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data-samples")]
-        .into_iter()
-        .find(|p| p.is_dir())
-}
-
-/// Ingest without progress output.
-struct Quiet;
-
-impl Progress for Quiet {
-    fn file(&self, _: &str, _: u64) -> Box<dyn FileProgress> {
-        Box::new(())
+#[pyo3(signature = (path=None, progress=None))]
+pub fn open_store(py: Python<'_>, path: Option<PathBuf>, progress: Option<Py<PyAny>>) -> PyResult<Ingested> {
+    match path {
+        Some(p) => py
+            .detach(|| ingest::open(&tracelab_ingest::Plan::locate_store(&p)))
+            .map(|s| (Store::new(s), Vec::new()))
+            .map_err(to_py),
+        None => ingest::bundled(py, progress),
     }
 }

@@ -4,6 +4,7 @@
 //! (lists already joined by the Python side); the library checks them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -16,6 +17,7 @@ use tracelab_workload::{results, CustomRef, Source};
 
 use crate::errors::to_py;
 use crate::policy::{Failure, Policies};
+use crate::progress::{self, Hook};
 use crate::table::Table;
 
 /// A Python policy of a call: its place in the list of policies, its name
@@ -36,10 +38,13 @@ pub fn simulate(
     threads: Option<usize>,
     custom: Vec<Given>,
     jobs: bool,
+    progress: Option<Py<PyAny>>,
 ) -> PyResult<Replayed> {
     let options = options(given)?;
+    let hook = progress.map(Hook::new);
     if custom.is_empty() {
-        return py.detach(|| replay(&options, store, threads, None, jobs)).map_err(to_py);
+        let done = py.detach(|| replay(&options, store, threads, None, jobs, hook.as_ref()));
+        return progress::finish(hook.as_ref(), done.map_err(to_py));
     }
     if options.is_elastic() {
         return Err(to_py(Error::Usage(
@@ -51,20 +56,24 @@ pub fn simulate(
     let refs: Vec<(usize, CustomRef)> =
         custom.iter().enumerate().map(|(index, c)| (c.0, CustomRef { index, name: c.1.clone(), full: c.2 })).collect();
     // The interpreter's lock stays held: the Python policies run on this thread.
-    let done = replay(&options, store, threads, Some((&policies, &refs)), jobs);
-    match policies.failure.take() {
+    let done = replay(&options, store, threads, Some((&policies, &refs)), jobs, hook.as_ref());
+    let done = match policies.failure.take() {
         Some(e) => Err(e),
         None => done.map_err(to_py),
-    }
+    };
+    progress::finish(hook.as_ref(), done)
 }
 
-/// The replay itself (elastic or rigid).
+/// The replay itself (elastic or rigid). Progress counts the runs (policy,
+/// placement, load) done of the runs planned; an elastic replay reports
+/// none.
 fn replay(
     options: &Options,
     store: &tracelab_store::Store,
     threads: Option<usize>,
     custom: Option<(&Policies, &[(usize, CustomRef)])>,
     want_jobs: bool,
+    hook: Option<&Arc<Hook>>,
 ) -> anyhow::Result<Replayed> {
     if options.is_elastic() {
         let req = options.elastic_request(threads)?;
@@ -87,9 +96,17 @@ fn replay(
         Source::Csv(_) => None,
     };
     let mut frames = Vec::new();
+    let (total, mut done) = (planned.1.len() as u64, 0);
+    if let Some(h) = hook {
+        h.set(0, total);
+    }
     let each = |p: &tracelab_workload::Prepared, run: &tracelab_workload::Run| {
         if want_jobs {
             frames.push(results::jobs_frame(p, &run.spec, &run.result)?);
+        }
+        done += 1;
+        if let Some(h) = hook {
+            h.set(done, total);
         }
         Ok(())
     };

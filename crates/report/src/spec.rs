@@ -298,6 +298,19 @@ impl Spec {
         BUILTIN.iter().map(|(path, text)| Spec::parse(Path::new(path), text)).collect()
     }
 
+    /// The specs a report renders: the built-in ones when `paths` is empty,
+    /// else the spec files at `paths` (each of at most `max_figures`
+    /// figures, their ids distinct), as `tracelab report --spec` and
+    /// Python's `Store.report(specs=)` take them.
+    pub fn chosen(paths: &[PathBuf], max_figures: usize) -> Result<Vec<Spec>> {
+        if paths.is_empty() {
+            return Spec::builtin();
+        }
+        let specs = paths.iter().map(|p| Spec::load_within(p, max_figures)).collect::<Result<Vec<_>>>()?;
+        Spec::distinct(&specs)?;
+        Ok(specs)
+    }
+
     /// Refuses two specs with one id (case aside): their figures would
     /// share a folder of the report.
     pub fn distinct(specs: &[Spec]) -> Result<()> {

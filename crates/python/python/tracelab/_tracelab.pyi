@@ -1,7 +1,11 @@
 # Type stubs of the native module tracelab._tracelab (crates/python/src).
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+
+# A progress hook: called with (done, total), counts that only grow, at most
+# ten times a second and once more when the work ends.
+Hook = Callable[[int, int], Any]
 
 class Error(Exception):
     """An error tracelab reports: bad input, a missing table, a failed query."""
@@ -34,7 +38,22 @@ class Store:
         threads: Optional[int] = None,
         custom: Sequence[Tuple[int, str, bool, Any]] = (),
         jobs: bool = False,
+        progress: Optional[Hook] = None,
     ) -> Tuple[str, Table, Optional[Table]]: ...
+    def report(
+        self,
+        out: str,
+        only: Sequence[str] = (),
+        formats: Sequence[str] = (),
+        check: bool = False,
+        specs: Sequence[str] = (),
+        max_figures: Optional[int] = None,
+        cache: bool = True,
+        stamp: Optional[str] = None,
+        jobs: Optional[int] = None,
+        memory_budget: Optional[float] = None,
+        progress: Optional[Hook] = None,
+    ) -> Tuple[List[str], str, List[int], List[str], List[str], Optional[List[str]]]: ...
 
 class Job:
     """A job as a policy sees it (read-only; times in seconds)."""
@@ -74,8 +93,15 @@ class State:
     def try_start(self, job: Union[Job, int], gpu: Optional[int] = None) -> bool: ...
     def evict(self, job: Union[Job, int]) -> None: ...
 
-def open_store(path: Optional[str] = None) -> Store: ...
-def ingest(dir: str, store: Optional[str] = None, force: bool = False) -> Store: ...
+def open_store(path: Optional[str] = None, progress: Optional[Hook] = None) -> Tuple[Store, List[str]]: ...
+def ingest(
+    dir: str,
+    store: Optional[str] = None,
+    force: bool = False,
+    strict: bool = False,
+    max_record_bytes: Optional[int] = None,
+    progress: Optional[Hook] = None,
+) -> Tuple[Store, List[str]]: ...
 def synth(
     trace: str,
     out: str,
