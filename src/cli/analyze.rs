@@ -144,7 +144,7 @@ pub(super) fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Re
 /// The terminal view of `out` as lines as long as the data, for what goes
 /// to stderr beside a command's real output (export's accounting).
 pub(super) fn terminal_text(out: &Output) -> String {
-    let style = tracelab_present::terminal::Style { digits: render::DISPLAY_DIGITS, width: None, row_count: false };
+    let style = tracelab_present::terminal::Style { digits: render::DISPLAY_DIGITS, ..Default::default() };
     display(out, None, false, &style)
 }
 
