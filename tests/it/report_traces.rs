@@ -328,6 +328,14 @@ fn the_report_says_first_what_its_data_is() {
     // Venus jobs: 246,708 published x 0.001 = 246.708; the sample has 247.
     let venus = headline(2, "helios.cluster-summary", "Venus.job_num");
     assert_eq!((venus["compared_with"].as_f64(), venus["verdict"].as_str()), (Some(246.708), Some("within-tolerance")));
+    // `analyze` compares it the same way: 246,708 x 0.001 = 246.708 (shown
+    // to 4 digits, 246.7), 247 - 246.708 = +0.292, within 10 %; the report's
+    // table shows the same reference.
+    assert!(html.contains("246708 (× 0.001 = 246.7)"), "the report's headline table");
+    let shown = tracelab_ok(&["analyze", "helios.cluster-summary", "--store", s(sample_store()), "--format", "table"]);
+    let line = shown.lines().find(|l| l.contains("246708")).unwrap_or_else(|| panic!("no Venus jobs row:\n{shown}"));
+    let cells: Vec<&str> = line.split(['│', '┆']).map(str::trim).filter(|c| !c.is_empty()).collect();
+    assert_eq!(cells[1..5], ["247", "246708 (× 0.001 = 246.7)", "+0.292", "≈"], "{line}");
 }
 
 #[test]

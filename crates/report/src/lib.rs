@@ -23,13 +23,11 @@
 //! spelled and escaped by the presentation layer, [`tracelab_present`].
 
 mod cache;
-mod calibration;
 mod caption;
 mod charts;
 mod csv;
 mod figure;
 mod files;
-mod headline;
 mod headline_tables;
 mod html;
 mod inputs;
@@ -49,9 +47,12 @@ use tracelab_store::Store;
 pub use charts::ccdf_points;
 pub use figure::{FigureOut, Rendered};
 pub use files::{check, check_out, write};
-pub use headline::HeadlineRow;
+pub use tracelab_analysis::headline_row::HeadlineRow;
+// The judging of headlines lives with the analyses, so `tracelab analyze`
+// compares them as the report does.
 pub use spec::{id_problem, params_of, FigureSpec, Kind, Spec, BUILTIN, DEFAULT_MAX_FIGURES, MAX_ID_LEN};
 pub use tables::TextTable;
+use tracelab_analysis::{calibration, headline_row as headline};
 
 /// What to generate.
 pub struct Plan {
