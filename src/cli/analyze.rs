@@ -5,6 +5,7 @@
 
 use tracelab_analysis::{self as analysis, render, Ctx, Memory, Output};
 use tracelab_schema::error::Error;
+use tracelab_schema::synthetic::Marker;
 
 use super::listing::{self, Entry, ParamDoc};
 use super::output::{Format, OutputArgs, Sink};
@@ -99,7 +100,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             return Err(Error::Usage(format!("{id} has no part `{part}`; its parts: {}", names.join(", "))).into());
         }
     }
-    write(&out, args.part.as_deref(), &sink)?;
+    write(&out, args.part.as_deref(), &analysis::calibration::markers(&ctx.store), &sink)?;
     Ok(0)
 }
 
@@ -119,11 +120,14 @@ fn describe(id: Option<&str>, params: &[(String, String)], sink: &Sink) -> anyho
     Ok(0)
 }
 
-/// The result in the sink's format (module documentation).
-pub(super) fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Result<()> {
+/// The result in the sink's format (module documentation); `markers`, the
+/// store's synthetic markers, decide how headlines compare with their
+/// published values.
+pub(super) fn write(out: &Output, part: Option<&str>, markers: &[Marker], sink: &Sink) -> anyhow::Result<()> {
     match sink.format {
         Format::Table | Format::Markdown => {
-            sink.text(&display(out, part, sink.format == Format::Markdown, &sink.style(render::DISPLAY_DIGITS, false)))
+            let style = sink.style(render::DISPLAY_DIGITS, false);
+            sink.text(&display(out, part, markers, sink.format == Format::Markdown, &style))
         }
         Format::Json => {
             let doc = out.to_json();
@@ -144,19 +148,25 @@ pub(super) fn write(out: &Output, part: Option<&str>, sink: &Sink) -> anyhow::Re
 /// The terminal view of `out` as lines as long as the data, for what goes
 /// to stderr beside a command's real output (export's accounting).
 pub(super) fn terminal_text(out: &Output) -> String {
-    let style = tracelab_present::terminal::Style { digits: render::DISPLAY_DIGITS, width: None, row_count: false };
-    display(out, None, false, &style)
+    let style = tracelab_present::terminal::Style { digits: render::DISPLAY_DIGITS, ..Default::default() };
+    display(out, None, &[], false, &style)
 }
 
 /// The view for people: the definition, then a table per part.
-fn display(out: &Output, part: Option<&str>, markdown: bool, style: &tracelab_present::terminal::Style) -> String {
+fn display(
+    out: &Output,
+    part: Option<&str>,
+    markers: &[Marker],
+    markdown: bool,
+    style: &tracelab_present::terminal::Style,
+) -> String {
     let preamble = render::preamble(out);
     let mut s = if markdown {
         preamble.lines().map(|l| tracelab_present::markdown::cell(l) + "  \n").collect()
     } else {
         preamble.lines().map(|l| tracelab_present::terminal::line(l) + "\n").collect::<String>()
     };
-    for (name, table) in render::display(out, part) {
+    for (name, table) in render::display(out, part, markers) {
         let body = if markdown {
             tracelab_present::markdown::render(&table, render::DISPLAY_DIGITS)
         } else {

@@ -145,5 +145,5 @@ fn counts_table(m: &ingest::Manifest) -> String {
         t.push(row);
     }
     // Long source lists wrap inside the table instead of widening it.
-    present::terminal::render(&t, &present::terminal::Style { digits: 6, width: Some(120), row_count: false })
+    present::terminal::render(&t, &present::terminal::Style { width: Some(120), ..Default::default() })
 }

@@ -55,6 +55,9 @@ pub struct Sink {
     pub terminal: bool,
 }
 
+/// The width a terminal is taken to have when it does not say.
+const UNKNOWN_WIDTH: u16 = 100;
+
 /// Extensions `-o` understands.
 const EXTENSIONS: &[(&str, Format)] = &[
     ("csv", Format::Csv),
@@ -137,11 +140,14 @@ fn name(f: Format) -> String {
 }
 
 impl Sink {
-    /// The terminal-table style: wrapped to the terminal's width when
-    /// printing to one, else lines as long as the data.
+    /// The terminal-table style: on a terminal, a table wider than it
+    /// (than [`UNKNOWN_WIDTH`] when its width is unknown) is shown
+    /// expanded, one block of `column: value` lines per row, so wide
+    /// summaries do not wrap mid-number; elsewhere lines as long as the data.
     pub fn style(&self, digits: usize, row_count: bool) -> terminal::Style {
         let width = if self.terminal { comfy_table::Table::new().width() } else { None };
-        terminal::Style { digits, width, row_count }
+        let expand_wider_than = self.terminal.then(|| usize::from(width.unwrap_or(UNKNOWN_WIDTH)));
+        terminal::Style { digits, width, row_count, expand_wider_than }
     }
 
     /// Writes `t`; floats in tables and Markdown get `digits` significant

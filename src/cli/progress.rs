@@ -3,12 +3,18 @@
 //! build inside `analyze` (about 20 s at full scale), `synth`, and the
 //! byte bars of an ingest (by `ingest`, or inside `report` and the verbs
 //! that ingest the bundled samples first); without a terminal, only the
-//! notes of a wait for the store's lock.
+//! notes of a wait for the store's lock. The report's analysis runs are
+//! plain lines everywhere ([`Steps`]): one per finished run with a counter
+//! that only goes up, and a "still running" line for a long one, so a log
+//! of a report run off a terminal shows what it is doing.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use tracelab_ingest::{FileProgress, Progress};
@@ -131,4 +137,61 @@ impl Drop for Bar {
 /// A note on stderr, the text (a path, a trace's name) shown escaped.
 pub(super) fn note(message: &str) {
     eprintln!("note: {}", tracelab_present::text::neutralize_lines(message));
+}
+
+/// A run is "still running" after this long, and again every this long.
+const STILL_RUNNING_EVERY: Duration = Duration::from_secs(10);
+
+/// The runs under way (run number -> analysis, start, lines said so far),
+/// shared with the thread that says which are still running.
+type Running = Arc<Mutex<BTreeMap<usize, (String, Instant, u32)>>>;
+
+/// The report's analysis runs as plain stderr lines (no carriage returns or
+/// escape codes, terminal or not): the caller prints a line per finished
+/// run; a thread of ours says `still running: ID (N s)` for a run that has
+/// taken [`STILL_RUNNING_EVERY`] and again each time that much more passes.
+pub struct Steps {
+    running: Running,
+    stop: Arc<AtomicBool>,
+    watcher: Option<JoinHandle<()>>,
+}
+
+impl Steps {
+    pub fn start() -> Steps {
+        let (running, stop): (Running, _) = (Arc::default(), Arc::new(AtomicBool::new(false)));
+        let (r, s) = (running.clone(), stop.clone());
+        let watcher = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                for (analysis, started, said) in r.lock().expect("running runs").values_mut() {
+                    let elapsed = started.elapsed();
+                    if elapsed >= STILL_RUNNING_EVERY * (*said + 1) {
+                        *said += 1;
+                        let line = format!("still running: {analysis} ({} s)", elapsed.as_secs());
+                        eprintln!("{}", tracelab_present::text::neutralize_lines(&line));
+                    }
+                }
+            }
+        });
+        Steps { running, stop, watcher: Some(watcher) }
+    }
+
+    /// Notes that run `run` of `analysis` started.
+    pub fn started(&self, run: usize, analysis: &str) {
+        self.running.lock().expect("running runs").insert(run, (analysis.to_string(), Instant::now(), 0));
+    }
+
+    /// Notes that run `run` is over.
+    pub fn finished(&self, run: usize) {
+        self.running.lock().expect("running runs").remove(&run);
+    }
+}
+
+impl Drop for Steps {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(w) = self.watcher.take() {
+            let _ = w.join();
+        }
+    }
 }

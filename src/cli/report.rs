@@ -147,13 +147,21 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let limits = limits(&args)?;
     let hooks = super::progress::analysis_hooks();
     let plan = Plan { store, specs, only, formats, cache: !(args.no_cache || args.check), stamp, limits, hooks };
-    let quiet = args.quiet;
-    let progress = move |e: Event| {
-        if !quiet {
-            eprintln!("{}", tracelab_present::text::neutralize_lines(&describe(&e)));
+    let steps = (!args.quiet).then(super::progress::Steps::start);
+    let progress = |e: Event| {
+        let Some(steps) = &steps else { return };
+        match e {
+            Event::Started { analysis, run } => steps.started(run, analysis),
+            Event::Ran { run, .. } | Event::Stopped { run } => steps.finished(run),
+            _ => {}
+        }
+        if let Some(line) = describe(&e) {
+            eprintln!("{}", tracelab_present::text::neutralize_lines(&line));
         }
     };
-    let (files, stats) = crate::without_huge_pages(|| report::generate(&plan, &progress)).context("report")?;
+    let generated = crate::without_huge_pages(|| report::generate(&plan, &progress));
+    drop(steps);
+    let (files, stats) = generated.context("report")?;
     if args.check {
         return check(&out, &files);
     }
@@ -194,16 +202,18 @@ fn limits(args: &Args) -> anyhow::Result<schedule::Limits> {
     Ok(limits)
 }
 
-fn describe(e: &Event) -> String {
-    match e {
-        Event::Skipped { spec, why } => format!("note: spec {spec} skipped: {why}"),
+/// The stderr line of a report event (none for a run's start or stop).
+fn describe(e: &Event) -> Option<String> {
+    Some(match e {
+        Event::Missing { line } => format!("note: {line}"),
         Event::Note { spec, figure: Some(figure), text } => format!("note: {spec}/{figure}: {text}"),
         Event::Note { spec, figure: None, text } => format!("note: spec {spec}: {text}"),
-        Event::Ran { analysis, index, total, seconds, cached } => {
+        Event::Ran { analysis, index, total, seconds, cached, .. } => {
             let how = if *cached { "cached".to_string() } else { format!("{seconds:.1} s") };
             format!("[{index:>2}/{total}] {analysis} ({how})")
         }
-    }
+        Event::Started { .. } | Event::Stopped { .. } => return None,
+    })
 }
 
 /// The `--only` traces, checked against the store: naming only traces it

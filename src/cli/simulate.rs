@@ -210,7 +210,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if let Some(dir) = &args.out {
         write_outputs(dir, &out)?;
     }
-    super::analyze::write(&out, None, &sink)?;
+    super::analyze::write(&out, None, &[], &sink)?;
     Ok(0)
 }
 

@@ -84,6 +84,6 @@ pub fn run(req: &ElasticRequest, store: Option<&Store>, out: Option<&Path>, sink
         write("jobs.csv", tracelab_present::csv::render(&render::tidy(&jobs, Some("jobs"))))?;
         write("result.json", serde_json::to_string_pretty(&result.to_json())? + "\n")?;
     }
-    super::analyze::write(&result, None, sink)?;
+    super::analyze::write(&result, None, &[], sink)?;
     Ok(0)
 }

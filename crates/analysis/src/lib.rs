@@ -15,10 +15,12 @@
 //! [`Args`]) and `render`; the analyses themselves are private.
 
 mod acme;
+pub mod calibration;
 mod cross;
 mod declare;
 pub mod docs;
 pub mod frame;
+pub mod headline_row;
 mod helios;
 mod output;
 mod pai;

@@ -2,7 +2,9 @@
 //!
 //! - [`display`]: what a person reads (distributions summarized as n, mean
 //!   and quantiles, long curves as ranges, headlines beside the published
-//!   value with the difference), one table per part, with [`preamble`];
+//!   value, judged as the report judges them ([`crate::calibration`]: for
+//!   a synthetic count the published value times the scale), one table
+//!   per part, with [`preamble`];
 //! - [`tidy`]: one long table for scripts (CSV, JSONL, Parquet) with the
 //!   part as a column, every distribution as its CDF curve and every curve
 //!   as points, so pandas or DuckDB load it directly. Its columns are
@@ -18,7 +20,11 @@
 //! [`Output::to_json`].)
 
 use tracelab_present::{number, Column, Kind, Table, Value};
+use tracelab_schema::synthetic::Marker;
 use tracelab_stats::{Dist, CDF_POINTS};
+
+use super::calibration::judge;
+use super::headline_row::HeadlineRow;
 
 use super::output::SUMMARY_QUANTILES;
 use super::{Body, Cell, Headline, Output, Part, ResultTable};
@@ -41,17 +47,24 @@ pub fn preamble(out: &Output) -> String {
     s
 }
 
-/// Each part (or only the part named `only`) as a table for people.
-pub fn display<'a>(out: &'a Output, only: Option<&'a str>) -> impl Iterator<Item = (&'a str, Table)> + 'a {
-    out.parts.iter().filter(move |p| only.is_none_or(|o| o == p.name)).map(|p| (p.name.as_str(), display_part(&p.body)))
+/// Each part (or only the part named `only`) as a table for people;
+/// `markers` are the store's synthetic markers
+/// ([`crate::calibration::markers`]), which decide how headlines compare.
+pub fn display<'a>(
+    out: &'a Output,
+    only: Option<&'a str>,
+    markers: &'a [Marker],
+) -> impl Iterator<Item = (&'a str, Table)> + 'a {
+    let parts = out.parts.iter().filter(move |p| only.is_none_or(|o| o == p.name));
+    parts.map(move |p| (p.name.as_str(), display_part(&out.id, &p.body, markers)))
 }
 
-fn display_part(body: &Body) -> Table {
+fn display_part(id: &str, body: &Body, markers: &[Marker]) -> Table {
     match body {
         Body::Dists { x_label, series } => dist_summary(x_label, series),
         Body::Curves { x_label, y_label, series } => curves_display(x_label, y_label, series),
         Body::Table(t) => result_table(t),
-        Body::Headlines(h) => headlines_display(h),
+        Body::Headlines(h) => headlines_display(id, h, markers),
     }
 }
 
@@ -127,15 +140,28 @@ fn value(c: &Cell, kind: Kind) -> Value {
     }
 }
 
-fn headlines_display(hs: &[Headline]) -> Table {
-    let mut t = Table::of_text(&["number", "ours", "published", "difference", "source"]);
+/// Headlines beside the value they are compared with: the published one,
+/// or for a count of a synthetic sample the published one times its scale
+/// (`246708 (× 0.001 = 246.7)`), the difference from it and the report's
+/// verdict (`≈`, `▲ +16.7 %`, `not calibrated`).
+fn headlines_display(id: &str, hs: &[Headline], markers: &[Marker]) -> Table {
+    let mut t = Table::of_text(&["number", "ours", "published", "difference", "vs published", "source"]);
     for h in hs {
         let unit = if h.unit.is_empty() { String::new() } else { format!(" {}", h.unit) };
         let with_unit = |s: String| format!("{s}{unit}");
-        let published = h.published.map_or("-".into(), |p| with_unit(number::display(p, DISPLAY_DIGITS)));
-        let diff = h.published.map_or("-".into(), |p| with_unit(number::display_signed(h.value - p, DISPLAY_DIGITS)));
+        let row = HeadlineRow::new(id, h);
+        let judged = judge(&row, markers);
+        let published = match row.published {
+            Some(_) => with_unit(judged.reference_text(row.published)),
+            None => "-".into(),
+        };
+        let diff = match (row.published, judged.reference) {
+            (Some(_), Some(r)) => with_unit(number::display_signed(h.value - r, DISPLAY_DIGITS)),
+            _ => "-".into(),
+        };
         let ours = with_unit(number::display(h.value, DISPLAY_DIGITS));
-        t.push(vec![h.label.as_str().into(), ours.into(), published.into(), diff.into(), h.source.as_str().into()]);
+        let cells = [h.label.clone(), ours, published, diff, judged.mark(), h.source.clone()];
+        t.push(cells.into_iter().map(Value::Text).collect());
     }
     t
 }
@@ -296,7 +322,34 @@ mod tests {
 
     #[test]
     fn headlines_show_the_difference_with_a_sign() {
-        let (_, t) = display(&output(), Some("nums")).next().unwrap();
-        assert_eq!(t.rows[0][1..4], [Value::from("2 %"), "3 %".into(), "-1 %".into()]);
+        let (_, t) = display(&output(), Some("nums"), &[]).next().unwrap();
+        // 2 % against 3 %: one point off, within the 2 points of a share.
+        assert_eq!(t.rows[0][1..5], [Value::from("2 %"), "3 %".into(), "-1 %".into(), "≈".into()]);
+    }
+
+    #[test]
+    fn a_synthetic_count_is_compared_with_the_published_value_times_the_scale() {
+        use tracelab_schema::Trace;
+        let mut out = Output::new("helios.cluster-summary", "t", "d");
+        out.headlines(
+            "summary",
+            vec![Headline::new("Venus.job_num", "Venus jobs", 247.0, "").published(246708.0, "p")],
+        );
+        let marker = Marker {
+            trace: Trace::Helios,
+            version: "0".into(),
+            scale: 0.001,
+            seed: 7,
+            corrupt: None,
+            effects: vec![],
+            real_files: vec![],
+        };
+        // 246708 x 0.001 = 246.708; 247 - 246.708 = +0.292, within 10 %.
+        let (_, t) = display(&out, None, std::slice::from_ref(&marker)).next().unwrap();
+        let want = [Value::from("247"), "246708 (× 0.001 = 246.7)".into(), "+0.292".into(), "≈".into()];
+        assert_eq!(t.rows[0][1..5], want);
+        // Official data: the published value itself, 247 / 246708 - 1 = -99.9 %.
+        let (_, t) = display(&out, None, &[]).next().unwrap();
+        assert_eq!((&t.rows[0][2], &t.rows[0][4]), (&Value::from("246708"), &Value::from("▼ -99.9 %")));
     }
 }

@@ -92,6 +92,11 @@ fn banner(reports: &[SpecReport], data: &Data) -> String {
              drawn with the traces there are, and their captions say what is left out.</p>\n",
             escape(&missing.join(", "))
         ));
+        let lines = crate::missing_lines(data, reports);
+        if !lines.is_empty() {
+            let items: String = lines.iter().map(|l| format!("<li>{}</li>\n", escape(l))).collect();
+            h.push_str(&format!("<ul class=\"missing\">\n{items}</ul>\n"));
+        }
     }
     h.push_str(&format!("<p><strong>Headline numbers.</strong> {}</p>\n</section>\n", escape(TOLERANCE_RULE)));
     h
@@ -134,12 +139,10 @@ fn anchor(spec_id: &str, fig_id: &str) -> String {
 
 fn nav(specs: &[SpecReport]) -> String {
     let mut h = String::from("<nav><ul>\n<li><a href=\"#data\">What this report is made from</a></li>\n");
-    for s in specs {
+    // A skipped spec has no section (the banner's missing-trace lines name it).
+    for s in specs.iter().filter(|s| s.skipped.is_none()) {
         let id = escape(&s.spec.body.id);
-        let note = match &s.skipped {
-            Some(_) => " (skipped: none of its traces is in this report)".to_string(),
-            None => format!(" ({} figures and tables)", s.figures.len()),
-        };
+        let note = format!(" ({} figures and tables)", s.figures.len());
         h.push_str(&format!("<li><a href=\"#{id}\">{}</a>{note}</li>\n", escape(&s.spec.body.title)));
     }
     h.push_str("<li><a href=\"#inputs\">Inputs</a></li>\n</ul></nav>\n");
@@ -147,6 +150,10 @@ fn nav(specs: &[SpecReport]) -> String {
 }
 
 fn spec_section(s: &SpecReport, p: &Page) -> String {
+    // A skipped spec has no section: the banner says which traces it lacks.
+    if s.skipped.is_some() {
+        return String::new();
+    }
     let b = &s.spec.body;
     let mut h = format!("<section id=\"{}\">\n<h2>{}</h2>\n", escape(&b.id), escape(&b.title));
     h.push_str(&format!("<p>{}", escape(&b.paper)));
@@ -158,10 +165,6 @@ fn spec_section(s: &SpecReport, p: &Page) -> String {
         escape(&s.spec.path.display().to_string()),
         &s.spec.sha256[..16]
     ));
-    if let Some(why) = &s.skipped {
-        h.push_str(&format!("<p><strong>Skipped:</strong> {}</p>\n</section>\n", escape(why)));
-        return h;
-    }
     for n in &s.notes {
         h.push_str(&format!("<p class=\"note\">{}</p>\n", escape(n)));
     }

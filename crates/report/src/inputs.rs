@@ -90,6 +90,35 @@ pub fn missing(present: &[Trace], only: Option<&[Trace]>) -> Vec<(Trace, String)
     Trace::ALL.iter().filter(|t| !present.contains(t)).map(|t| (*t, why(t).to_string())).collect()
 }
 
+/// One line per missing trace, for the run's stderr and the report's
+/// banner: why it is missing, the specs skipped for it (they need no trace
+/// the report has) with their figures, and that figures comparing traces
+/// are drawn without it. One line per trace rather than one per figure, so
+/// a one-trace report says what it lacks in a few lines.
+pub fn missing_lines(missing: &[(Trace, String)], skipped_specs: &[(&str, &[String], usize)]) -> Vec<String> {
+    missing
+        .iter()
+        .map(|(t, why)| {
+            let specs: Vec<(&str, usize)> = skipped_specs
+                .iter()
+                .filter(|(_, traces, _)| traces.iter().any(|n| n == t.name()))
+                .map(|(id, _, figures)| (*id, *figures))
+                .collect();
+            let figures: usize = specs.iter().map(|s| s.1).sum();
+            let skipped = match specs.len() {
+                0 => String::new(),
+                n => format!(
+                    "; {} {} skipped ({figures} figure{})",
+                    if n == 1 { "spec" } else { "specs" },
+                    specs.iter().map(|s| s.0).collect::<Vec<_>>().join(", "),
+                    if figures == 1 { "" } else { "s" }
+                ),
+            };
+            format!("{}: {why}{skipped}; figures comparing traces are drawn without it", t.name())
+        })
+        .collect()
+}
+
 /// The Helios clusters a Helios download lacks (it may hold any subset of
 /// the four), from the sources of its jobs table (`helios/Earth/cluster_log.csv`
 /// or `data.zip!data/Earth/cluster_log.csv`), and the AcmeTrace clusters an

@@ -23,13 +23,11 @@
 //! spelled and escaped by the presentation layer, [`tracelab_present`].
 
 mod cache;
-mod calibration;
 mod caption;
 mod charts;
 mod csv;
 mod figure;
 mod files;
-mod headline;
 mod headline_tables;
 mod html;
 mod inputs;
@@ -49,9 +47,12 @@ use tracelab_store::Store;
 pub use charts::ccdf_points;
 pub use figure::{FigureOut, Rendered};
 pub use files::{check, check_out, write};
-pub use headline::HeadlineRow;
+pub use tracelab_analysis::headline_row::HeadlineRow;
+// The judging of headlines lives with the analyses, so `tracelab analyze`
+// compares them as the report does.
 pub use spec::{id_problem, params_of, FigureSpec, Kind, Spec, BUILTIN, DEFAULT_MAX_FIGURES, MAX_ID_LEN};
 pub use tables::TextTable;
+use tracelab_analysis::{calibration, headline_row as headline};
 
 /// What to generate.
 pub struct Plan {
@@ -125,24 +126,18 @@ impl FigureReport {
 
 /// Progress events for the CLI to print.
 pub enum Event<'a> {
-    Skipped {
-        spec: &'a str,
-        why: &'a str,
-    },
+    /// A trace the report lacks: why, and the specs skipped for it.
+    Missing { line: &'a str },
     /// A figure skipped or drawn without some series, or a spec drawn
     /// without some of its traces.
-    Note {
-        spec: &'a str,
-        figure: Option<&'a str>,
-        text: &'a str,
-    },
-    Ran {
-        analysis: &'a str,
-        index: usize,
-        total: usize,
-        seconds: f64,
-        cached: bool,
-    },
+    Note { spec: &'a str, figure: Option<&'a str>, text: &'a str },
+    /// An analysis run starts (`run` numbers the runs, in start order).
+    Started { analysis: &'a str, run: usize },
+    /// A run finished: `index` counts the finished runs of `total`, so it
+    /// only goes up whatever order they finish in.
+    Ran { analysis: &'a str, run: usize, index: usize, total: usize, seconds: f64, cached: bool },
+    /// A run that started came back without figures (skipped or failed).
+    Stopped { run: usize },
 }
 
 /// How the run went.
@@ -192,15 +187,13 @@ impl Data {
 pub fn generate(plan: &Plan, progress: &dyn Fn(Event)) -> Result<(Files, Stats)> {
     let data = Data::of(plan);
     let mut reports: Vec<SpecReport> = plan.specs.iter().map(|s| run::skip_or_empty(s, &data)).collect();
-    for r in &reports {
-        let spec = r.spec.body.id.as_str();
-        match &r.skipped {
-            Some(why) => progress(Event::Skipped { spec, why }),
-            None => r.notes.iter().for_each(|text| progress(Event::Note { spec, figure: None, text })),
-        }
-    }
+    // A missing trace is one note, not one per spec, figure and series it
+    // takes away (a one-trace report would print dozens).
+    missing_lines(&data, &reports).iter().for_each(|line| progress(Event::Missing { line }));
     let mut stats = run::run_all(plan, &data, &mut reports, plan.limits, progress)?;
-    for r in &reports {
+    // Figures skipped or drawn without some series for missing clusters
+    // (a trace's line above covers a missing trace).
+    for r in reports.iter().filter(|_| data.missing.is_empty()) {
         for f in &r.figures {
             let text = match &f.rendered {
                 Rendered::Skipped(why) => format!("skipped: {why}"),
@@ -218,6 +211,16 @@ pub fn generate(plan: &Plan, progress: &dyn Fn(Event)) -> Result<(Files, Stats)>
     stats.skipped_figures = all().filter(|f| matches!(f.rendered, Rendered::Skipped(_))).count();
     stats.skipped_specs = reports.iter().filter(|r| r.skipped.is_some()).map(|r| r.spec.body.id.clone()).collect();
     Ok((files::assemble(plan, &data, &reports)?, stats))
+}
+
+/// One line per missing trace ([`inputs::missing_lines`]).
+fn missing_lines(data: &Data, reports: &[SpecReport]) -> Vec<String> {
+    let skipped: Vec<(&str, &[String], usize)> = reports
+        .iter()
+        .filter(|r| r.skipped.is_some())
+        .map(|r| (r.spec.body.id.as_str(), r.spec.body.traces.as_slice(), r.spec.body.figures.len()))
+        .collect();
+    inputs::missing_lines(&data.missing, &skipped)
 }
 
 /// Every ingest manifest of the store: the report's inputs section. The

@@ -64,7 +64,10 @@ pub fn run_all(
     let identity = format!("{:?}{:?}", data.missing, data.missing_clusters);
     let cache = Cache::new(&data.store, &identity, plan.cache);
     let ctx = Ctx::with_hooks(data.store.clone(), plan.hooks.clone());
-    let total = runs.len();
+    // The counter counts finished runs (threads finish out of order), of
+    // the runs that read data: those of a missing trace are skipped at once.
+    let total = runs.iter().filter(|((_, params), _)| replays_a_missing_trace(params, data).is_none()).count();
+    let mut finished = 0;
     let outcomes = schedule::run_within(
         total,
         |i| estimate(&runs[i].0 .0, data),
@@ -76,9 +79,21 @@ pub fn run_all(
         },
         Result::is_err,
         |i, outcome| {
-            if let Ok(Outcome::Ran { seconds, cached, .. }) = outcome {
-                let (analysis, index) = (runs[i].0 .0.as_str(), i + 1);
-                progress(Event::Ran { analysis, index, total, seconds: *seconds, cached: *cached });
+            let analysis = runs[i].0 .0.as_str();
+            match outcome {
+                None => progress(Event::Started { analysis, run: i }),
+                Some(Ok(Outcome::Ran { seconds, cached, .. })) => {
+                    finished += 1;
+                    progress(Event::Ran {
+                        analysis,
+                        run: i,
+                        index: finished,
+                        total,
+                        seconds: *seconds,
+                        cached: *cached,
+                    });
+                }
+                Some(_) => progress(Event::Stopped { run: i }),
             }
         },
     );

@@ -40,7 +40,9 @@ impl Limits {
 /// Runs `run(i)` for every `i` in `0..n` within `limits`, `estimate(i)`
 /// being asked when run `i` is next to start (an estimate may fall once an
 /// earlier run has built what later ones share);
-/// `done(i, &result)` is called on the calling thread as each finishes.
+/// `step(i, None)` is called on the calling thread as run `i` starts and
+/// `step(i, Some(&result))` as it finishes, so progress is told in the
+/// order things happen.
 /// Once a failed run (`failed` says so of its result) has come back, no
 /// further run starts; those already running finish. Returns the results in index order (runs
 /// never started are `None`).
@@ -50,11 +52,13 @@ pub fn run_within<T: Send>(
     limits: Limits,
     run: impl Fn(usize) -> T + Sync,
     failed: impl Fn(&T) -> bool,
-    mut done: impl FnMut(usize, &T),
+    step: impl FnMut(usize, Option<&T>),
 ) -> Vec<Option<T>> {
     let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
     let mut admitted = vec![0u64; n];
     let workers = limits.workers.max(1);
+    // Told of starts in the loop and of finishes in `collect`.
+    let step = std::cell::RefCell::new(step);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(usize, T)>();
         let (mut running, mut held, mut stop) = (0usize, 0u64, false);
@@ -64,7 +68,7 @@ pub fn run_within<T: Send>(
             *running -= 1;
             *held = held.saturating_sub(admitted[i]);
             *stop |= failed(&r);
-            done(i, &r);
+            (step.borrow_mut())(i, Some(&r));
             results[i] = Some(r);
         };
         for i in 0..n {
@@ -79,6 +83,7 @@ pub fn run_within<T: Send>(
             running += 1;
             admitted[i] = need;
             held = held.saturating_add(need);
+            (step.borrow_mut())(i, None);
             let (tx, run) = (tx.clone(), &run);
             scope.spawn(move || {
                 let r = run(i);
@@ -118,7 +123,7 @@ mod tests {
                 i * 10
             },
             |_| false,
-            |i, _| order.lock().unwrap().push(i),
+            |i, r| r.into_iter().for_each(|_| order.lock().unwrap().push(i)),
         );
         let results = results.into_iter().map(|r| r.map(|v| v / 10)).collect();
         (results, peak.into_inner(), peak_held.into_inner(), order.into_inner().unwrap())

@@ -1,7 +1,9 @@
 //! How a headline compares with its published value, honestly for the data
 //! at hand: the tolerance rule, and for synthetic traces what `tracelab
 //! synth` targets (so that a number the generator never aimed at is not
-//! reported as a deviation of the pipeline).
+//! reported as a deviation of the pipeline). The one judge of both the
+//! report's pages and `tracelab analyze`'s headline table, so a synthetic
+//! count is compared with the published value times the scale in both.
 //!
 //! The targets below are the calibration checks of `tests/calibration/`
 //! (`pai.py`, `philly.py`, `helios.py`): each names the analysis whose
@@ -14,10 +16,11 @@
 
 use tracelab_schema::synthetic::Marker;
 use tracelab_schema::Trace;
+use tracelab_store::Store;
 
 use tracelab_present::number::{percent_change, report_signed, report_text};
 
-use super::headline::HeadlineRow;
+use crate::headline_row::HeadlineRow;
 
 /// The rule, as the report states it.
 pub const TOLERANCE_RULE: &str = "A headline is within tolerance (≈) when it differs from the published value by \
@@ -234,6 +237,14 @@ pub fn figure_calibrated(analysis: &str, markers: &[Marker]) -> bool {
     }
 }
 
+/// The `tracelab synth` markers of the traces `store` shows: ingest copies
+/// a synthetic sample's marker into its manifest's notes.
+pub fn markers(store: &Store) -> Vec<Marker> {
+    let marker =
+        |trace: Trace, notes: &[String]| notes.iter().find_map(|n| Marker::from_note(n)).filter(|m| m.trace == trace);
+    store.manifests().iter().filter_map(|(t, m)| marker(*t, &m.notes)).collect()
+}
+
 /// How one headline compares.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
@@ -402,7 +413,7 @@ mod tests {
         assert!(figure_calibrated("cross.runtime", &pai));
         // Every analysis a target names exists.
         for t in PAI.iter().chain(PHILLY).chain(HELIOS).chain(ACME).chain(SPOT) {
-            assert!(tracelab_analysis::find(t.0).is_ok(), "{}", t.0);
+            assert!(crate::find(t.0).is_ok(), "{}", t.0);
         }
     }
 }

@@ -1,11 +1,12 @@
 //! One headline number of one analysis run as the report keeps it: ours,
-//! the published value and where it was published. The run cache stores
-//! these, `calibration` judges them, `headline_tables` and the pages show
-//! them; it is the record they all share, so it sits below them.
+//! the published value and where it was published. The report's run cache
+//! stores these, [`crate::calibration`] judges them, the report's pages and
+//! `tracelab analyze` show them; it is the record they all share, so it
+//! sits below them.
 
 use serde::{Deserialize, Serialize};
 
-use tracelab_analysis::Headline;
+use crate::Headline;
 
 /// One headline number of one analysis run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
