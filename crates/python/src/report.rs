@@ -76,23 +76,21 @@ fn run(store: &Store, req: &Request, hook: Option<&Arc<Hook>>, notes: &Mutex<Vec
         limits: limits(req.jobs, req.memory_budget)?,
         hooks: tracelab_analysis::Hooks::default(),
     };
-    // Analysis runs are counted as they end (they may end out of order);
-    // the total is known from the first.
-    let ran = Mutex::new(0u64);
+    // `index` counts the finished runs (they may end out of order) of
+    // `total`, the runs that read data.
     let events = |e: Event| match e {
-        Event::Ran { total, .. } => {
-            let mut ran = ran.lock().unwrap_or_else(|p| p.into_inner());
-            *ran += 1;
+        Event::Ran { index, total, .. } => {
             if let Some(h) = hook {
-                h.set(*ran, total as u64);
+                h.set(index as u64, total as u64);
             }
         }
+        Event::Started { .. } | Event::Stopped { .. } => {}
         other => note(describe(&other)),
     };
     let (files, stats) = report::generate(&plan, &events).context("report")?;
     if let Some(h) = hook {
-        // Every run is done (runs whose figures were all skipped send no
-        // event).
+        // Every run is done (a report whose runs all come from a missing
+        // trace sends no `Ran`).
         h.complete();
     }
     let summary = String::from_utf8_lossy(&files[Path::new("summary.json")]).into_owned();
@@ -111,10 +109,11 @@ fn run(store: &Store, req: &Request, hook: Option<&Arc<Hook>>, notes: &Mutex<Vec
 /// An event as the command words it on stderr (without `note: `).
 fn describe(e: &Event) -> String {
     match e {
-        Event::Skipped { spec, why } => format!("spec {spec} skipped: {why}"),
+        Event::Missing { line } => line.to_string(),
         Event::Note { spec, figure: Some(figure), text } => format!("{spec}/{figure}: {text}"),
         Event::Note { spec, figure: None, text } => format!("spec {spec}: {text}"),
-        Event::Ran { analysis, .. } => format!("ran {analysis}"),
+        Event::Ran { analysis, .. } | Event::Started { analysis, .. } => format!("ran {analysis}"),
+        Event::Stopped { run } => format!("run {run} stopped"),
     }
 }
 

@@ -69,7 +69,7 @@ pub fn run_all(
     let total = runs.iter().filter(|((_, params), _)| replays_a_missing_trace(params, data).is_none()).count();
     let mut finished = 0;
     let outcomes = schedule::run_within(
-        total,
+        runs.len(),
         |i| estimate(&runs[i].0 .0, data),
         limits,
         |i| {
