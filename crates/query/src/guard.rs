@@ -301,7 +301,11 @@ fn outer_using(from: &TableWithJoins) -> Option<SqlSpan> {
     };
     let own = |j: &Join| match &j.join_operator {
         JoinOperator::Right(c) | JoinOperator::RightOuter(c) | JoinOperator::FullOuter(c) => match c {
-            JoinConstraint::Using(names) => Some(names.first().map_or_else(|| j.relation.span(), |n| n.span())),
+            JoinConstraint::Using(names) => Some(
+                names
+                    .first()
+                    .map_or_else(|| j.relation.span(), datafusion::logical_expr::sqlparser::ast::Spanned::span),
+            ),
             JoinConstraint::Natural => Some(j.relation.span()),
             _ => None,
         },
