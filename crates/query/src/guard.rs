@@ -217,8 +217,10 @@ impl<'a> ReadOnly<'_, 'a> {
     fn set_expr(&mut self, body: &SetExpr) -> ControlFlow<QueryError> {
         match body {
             SetExpr::SetOperation {
-                op: op @ (SetOperator::Except | SetOperator::Intersect), set_quantifier, ..
-            } if matches!(set_quantifier, SetQuantifier::All) => {
+                op: op @ (SetOperator::Except | SetOperator::Intersect),
+                set_quantifier: SetQuantifier::All,
+                ..
+            } => {
                 let message = format!(
                     "{op} ALL: tracelab's engine would keep every copy of a matching row or none of them, where SQL \
                      counts the copies"
