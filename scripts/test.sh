@@ -3,7 +3,8 @@
 # machine it first sets up what the tests need, then runs every test in the
 # dev profile (README "Build profiles"); arguments go to `cargo test`.
 # Before the build, scripts/check_module_cycles.py checks that no two
-# modules of a crate import each other (docs/architecture.md).
+# modules of a crate import each other (docs/architecture.md), and clippy
+# checks the lints (Cargo.toml's [workspace.lints]).
 #
 # - Python: a virtual environment in target/venv with tests/requirements.txt
 #   (DuckDB, the cross-checks' second engine, and the old Parquet reader).
@@ -103,6 +104,14 @@ fi
 # fast and needs only Python, so it runs before the build.
 "$PY" scripts/check_module_cycles.py ||
     die "modules import each other in a cycle (listed above): move the piece both use into its own module or the lower one"
+
+# ---- Lints ([workspace.lints] in Cargo.toml, clippy.toml): every warning is
+# an error. The crates listed in CLIPPY_CLEAN are held to it; the binary and
+# the present, report and python crates join the list (and then the list
+# gives way to --workspace) once their warnings are fixed.
+CLIPPY_CLEAN=(schema stats plot synth sim render store ingest query analysis workload)
+cargo clippy --locked --all-targets $(printf -- '-p tracelab-%s ' "${CLIPPY_CLEAN[@]}") -- -D warnings ||
+    die "clippy found warnings in a crate held to the lints (above); fix them or, where the code is right, allow the lint on that item with a comment saying why"
 
 cargo test --locked --workspace "$@"
 

@@ -1,20 +1,22 @@
 //! The `tracelab` binary: argv in, the library crates do the work, output
 //! and exit codes out (all in [`cli`]).
 
+// The binary is where tracelab talks to the user: its verbs print results
+// to stdout and notes, progress and errors to stderr.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
 mod cli;
 
-/// mimalloc returns freed memory to the system where glibc malloc kept it
-/// in per-thread arenas: ingesting the three full-scale traces in one run
-/// peaked at 2.0 GB with glibc and at 1.0 GB with mimalloc (and PAI alone
-/// ingests about 20 % faster).
+/// mimalloc returns freed memory to the system where glibc malloc keeps it
+/// in per-thread arenas, which roughly doubled the peak memory of an ingest
+/// of the full traces (bench/ingest.py measures both).
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// mimalloc's `mi_option_purge_delay`: how long freed memory stays with
 /// the process before it is returned to the system (1 s by default in
 /// mimalloc v3, the version mimalloc 0.1.52 builds; 0 at once, -1 never;
-/// `MIMALLOC_VERBOSE=1` prints it). The report keeps the default: the
-/// README's Benchmark section measures others. It is option 15 of
+/// `MIMALLOC_VERBOSE=1` prints it). The report keeps the default. It is option 15 of
 /// `mi_option_t` (include/mimalloc.h, v2 and v3); libmimalloc-sys 0.1.49
 /// names only the options before it.
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
@@ -28,9 +30,8 @@ fn set_purge_delay(ms: std::os::raw::c_long) {
 /// Has mimalloc return freed memory to the system at once instead of after
 /// its purge delay. `simulate` frees the hundreds of MB it read from the
 /// store's PAI tables just before building as much again for the workload;
-/// with the delay both stayed resident: the full-scale PAI replay peaked at
-/// 1.06-1.14 GB, without it at 0.82-0.83 GB, for about 0.5 s more
-/// (bench/simulate.py).
+/// with the delay both stay resident, so the replay's peak is about a
+/// quarter higher, for a fraction of a second saved (bench/simulate.py).
 pub fn purge_freed_memory_at_once() {
     set_purge_delay(0);
 }
@@ -40,11 +41,10 @@ pub fn purge_freed_memory_at_once() {
 /// fresh buffers were zeroed 2 MB at a time, a quarter of the CPU time of
 /// an AcmeTrace ingest), then restores both. An ingest frees and allocates column buffers
 /// for every row group; returned to the system after the delay, each came
-/// back as fresh pages the kernel had to zero again. Ingesting the three
-/// full-scale traces took 33-40 s (4-17 s of it in the kernel) and peaked
-/// at 1.06-1.11 GB; keeping the memory, 30-31 s (2.1-2.6 s) and 1.22-1.28
-/// GB, with the same Parquet bytes. The analyses keep the default: never
-/// purging took the full-scale report from 2.7 to 3.5 GB.
+/// back as fresh pages the kernel had to zero again, so keeping it trades
+/// some peak memory for much less kernel time (bench/ingest.py). The
+/// analyses keep the default: never purging raises a full report's peak
+/// by about a third.
 pub fn keeping_freed_memory<T>(work: impl FnOnce() -> T) -> T {
     // SAFETY: reading an option is a load of an integer.
     let before = unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) };
@@ -59,21 +59,13 @@ pub fn keeping_freed_memory<T>(work: impl FnOnce() -> T) -> T {
 /// the kernel for huge pages on the memory it maps; the kernel zeroes each
 /// 2 MB page whole when it is first touched and, when memory is fragmented
 /// (a machine whose memory is full of page cache), compacts memory first.
-/// Work that fills and frees gigabytes of buffers pays for that:
-/// - the PAI derived-frame build at full scale took 6.0-7.0 s (2.2-3.7 s in
-///   the kernel) with huge pages, 5.3-5.8 s (1.1-1.8 s) without, peak
-///   1.46-1.49 and 1.43-1.49 GB;
-/// - the analyses of the full-scale report (`report --no-cache` over an
-///   ingested store), two alternating runs each: 57.6-60.4 s and 98-100
-///   CPU-seconds with them, 54.0-55.7 s and 91-93 without, peak 2.44-2.47
-///   and 2.50-2.62 GB, the same report bytes.
+/// Work that fills and frees gigabytes of buffers (the PAI derived-frame
+/// build, the analyses of a full report) pays for that in kernel time, with
+/// the same output bytes and about the same peak.
 ///
-/// Small work goes the other way (many more, smaller page faults): a query
-/// took 20-50 % more CPU without them and a small analysis 20-90 ms more
-/// (`pai.wait-over-completion` warm: 0.19-0.22 s with, 0.26-0.31 s
-/// without), so `query` and the analyses that declare little memory keep
-/// them, and so does ingest (the full PAI trace in 10.8-11.2 s with them,
-/// 11.1-11.2 s without).
+/// Small work goes the other way (many more, smaller page faults cost more
+/// CPU than the zeroing saved), so `query`, ingest and the analyses that
+/// declare little memory keep them (bench/pai.py, bench/query.py).
 pub fn without_huge_pages<T>(work: impl FnOnce() -> T) -> T {
     #[cfg(target_os = "linux")]
     {

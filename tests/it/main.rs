@@ -3,6 +3,10 @@
 //! and the `tests/malformed/` corpus, and cross-checks the Parquet it writes
 //! with a second engine (DuckDB, through `tests/crosscheck/*.py`).
 
+// Tests print what a failing run wrote, to show why it failed; helpers
+// outside #[test] functions unwrap as the tests do.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
 mod analyze_helios;
 mod analyze_pai;
 mod analyze_pai_paper;

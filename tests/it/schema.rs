@@ -63,7 +63,7 @@ fn schema_json_lists_every_parquet_file_ingest_writes() {
             None => store.join(t["file"].as_str().unwrap()),
         };
         let df = read_parquet(&path);
-        let cols: Vec<String> = df.get_column_names().iter().map(|c| c.to_string()).collect();
+        let cols: Vec<String> = df.get_column_names().iter().map(ToString::to_string).collect();
         let want: Vec<String> =
             t["columns"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap().to_string()).collect();
         assert_eq!(cols, want, "{name}");

@@ -23,16 +23,6 @@
 //! Two small macros only remove repetition: [`crate::params::choice!`] (an
 //! enum and its names) and [`crate::params::params!`] (a parameter struct
 //! and its reader).
-//!
-//! From the former struct-literal style (`Analysis { id, scope, mirrors,
-//! summary, params, run }`): id, scope, mirrors and summary go to [`About`]
-//! with the output's title; each `Param { name, default, doc, choices }`
-//! becomes a `Param::<T>` constant of its kind (a choice list becomes a
-//! `choice!` enum); the `args.str / f64 / u64 / bool / duration_s` reads
-//! become the fields of a `params!` struct; the text given to
-//! `Output::new` becomes [`Analyze::definition`] (numbers computed in the
-//! run as `{name}` holes); each `Headline::published(value, source)`
-//! becomes a [`Published`] entry with the headline's key and unit.
 
 use std::borrow::Cow;
 use std::fmt;

@@ -153,7 +153,7 @@ impl Part {
 
 impl ResultTable {
     pub fn new(columns: &[&str]) -> ResultTable {
-        ResultTable { columns: columns.iter().map(|c| c.to_string()).collect(), rows: Vec::new() }
+        ResultTable { columns: columns.iter().map(ToString::to_string).collect(), rows: Vec::new() }
     }
 
     pub fn push(&mut self, row: Vec<Cell>) {

@@ -464,8 +464,7 @@ impl Args {
         self.values
             .iter()
             .find(|(p, _)| p.name == name)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or_else(|| panic!("{}: parameter {name} is not declared", self.id))
+            .map_or_else(|| panic!("{}: parameter {name} is not declared", self.id), |(_, v)| v.as_str())
     }
 }
 

@@ -266,8 +266,13 @@ fn union(parts: Vec<(&str, Table)>) -> Table {
     }
     let mut out = Table::new(columns);
     for (name, t) in parts {
-        let at: Vec<usize> =
-            t.columns.iter().map(|c| out.columns.iter().position(|u| u.name == c.name).unwrap()).collect();
+        let at: Vec<usize> = t
+            .columns
+            .iter()
+            .map(|c| {
+                out.columns.iter().position(|u| u.name == c.name).expect("the merged table has every part's columns")
+            })
+            .collect();
         for row in t.rows {
             let mut full = vec![Value::Null; out.columns.len()];
             full[0] = name.into();

@@ -200,7 +200,7 @@ impl<R: Read> LineReader<R> {
         let n = loop {
             match self.inner.read(&mut self.buf[self.end..]) {
                 Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
             }
         };
@@ -241,7 +241,7 @@ mod tests {
         let got = lines(b"a,b\r\nc\n\nlast");
         assert_eq!(
             got,
-            vec![(1, "a,b".into(), true), (2, "c".into(), true), (3, "".into(), true), (4, "last".into(), false)]
+            vec![(1, "a,b".into(), true), (2, "c".into(), true), (3, String::new(), true), (4, "last".into(), false)]
         );
         assert!(lines(b"").is_empty());
     }

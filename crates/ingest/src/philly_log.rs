@@ -151,7 +151,7 @@ impl<'de> DeserializeSeed<'de> for JobSeed {
 
 impl JobSink<'_, '_> {
     fn job(&mut self, job: &Json, line: u64) -> Result<()> {
-        for t in self.tables.iter_mut() {
+        for t in &mut self.tables {
             t.counts.records_in += 1;
         }
         let outcome = match parse_job(job) {
@@ -197,7 +197,7 @@ fn text<'a>(job: &'a Json, key: &str) -> Result<&'a str, Fault> {
 }
 
 fn json_raw(v: Option<&Json>) -> String {
-    v.map_or_else(|| "(missing)".to_string(), |v| v.to_string())
+    v.map_or_else(|| "(missing)".to_string(), std::string::ToString::to_string)
 }
 
 /// A time that may be absent: `null`, missing, `""` or `"None"`.

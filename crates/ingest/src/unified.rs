@@ -27,7 +27,7 @@ pub fn rebuild(store: &StoreWriter) -> Result<Vec<(String, u64)>> {
         let tables = Tables { store, trace };
         let mut rows = 0;
         for part in trace_parts(trace, &tables) {
-            let df = part.and_then(|lf| lf.collect()).map_err(|e| {
+            let df = part.and_then(polars::prelude::LazyFrame::collect).map_err(|e| {
                 Error::polars(
                     format!("{}: building the unified jobs rows", store.root().join(trace.name()).display()),
                     e,

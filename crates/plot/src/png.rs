@@ -19,11 +19,11 @@ pub(crate) fn indexed(width: u32, height: u32, palette: &[(u8, u8, u8)], pixels:
     ihdr.extend(height.to_be_bytes());
     // Bit depth 8, colour type 3 (indexed), deflate, adaptive filters, no interlace.
     ihdr.extend([8, 3, 0, 0, 0]);
-    chunk(&mut out, b"IHDR", &ihdr);
+    chunk(&mut out, *b"IHDR", &ihdr);
     let plte: Vec<u8> = palette.iter().flat_map(|&(r, g, b)| [r, g, b]).collect();
-    chunk(&mut out, b"PLTE", &plte);
-    chunk(&mut out, b"IDAT", &deflate(width as usize, pixels));
-    chunk(&mut out, b"IEND", &[]);
+    chunk(&mut out, *b"PLTE", &plte);
+    chunk(&mut out, *b"IDAT", &deflate(width as usize, pixels));
+    chunk(&mut out, *b"IEND", &[]);
     out
 }
 
@@ -41,12 +41,12 @@ fn deflate(width: usize, pixels: &[u8]) -> Vec<u8> {
 }
 
 /// Length, type, data, CRC-32 of type and data.
-fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+fn chunk(out: &mut Vec<u8>, kind: [u8; 4], data: &[u8]) {
     out.extend((data.len() as u32).to_be_bytes());
     out.extend(kind);
     out.extend(data);
     let mut crc = Crc::new();
-    crc.update(kind);
+    crc.update(&kind);
     crc.update(data);
     out.extend(crc.sum().to_be_bytes());
 }

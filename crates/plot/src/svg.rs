@@ -139,7 +139,7 @@ impl<'a> SvgBackend<'a> {
         if spec.angle != 0.0 {
             let _ = write!(transform, " rotate({})", trim_num(spec.angle));
         }
-        let _ = write!(transform, " scale({:.8})", k);
+        let _ = write!(transform, " scale({k:.8})");
         let mut attrs = vec![("aria-label", plain), ("fill", hex(spec.color))];
         if spec.color.alpha < 1.0 {
             attrs.push(("fill-opacity", format!("{:.2}", spec.color.alpha)));

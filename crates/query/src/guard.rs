@@ -217,8 +217,10 @@ impl<'a> ReadOnly<'_, 'a> {
     fn set_expr(&mut self, body: &SetExpr) -> ControlFlow<QueryError> {
         match body {
             SetExpr::SetOperation {
-                op: op @ (SetOperator::Except | SetOperator::Intersect), set_quantifier, ..
-            } if matches!(set_quantifier, SetQuantifier::All) => {
+                op: op @ (SetOperator::Except | SetOperator::Intersect),
+                set_quantifier: SetQuantifier::All,
+                ..
+            } => {
                 let message = format!(
                     "{op} ALL: tracelab's engine would keep every copy of a matching row or none of them, where SQL \
                      counts the copies"
@@ -301,7 +303,11 @@ fn outer_using(from: &TableWithJoins) -> Option<SqlSpan> {
     };
     let own = |j: &Join| match &j.join_operator {
         JoinOperator::Right(c) | JoinOperator::RightOuter(c) | JoinOperator::FullOuter(c) => match c {
-            JoinConstraint::Using(names) => Some(names.first().map_or_else(|| j.relation.span(), |n| n.span())),
+            JoinConstraint::Using(names) => Some(
+                names
+                    .first()
+                    .map_or_else(|| j.relation.span(), datafusion::logical_expr::sqlparser::ast::Spanned::span),
+            ),
             JoinConstraint::Natural => Some(j.relation.span()),
             _ => None,
         },

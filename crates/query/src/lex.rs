@@ -41,7 +41,7 @@ impl Token {
             Kind::Word => Some(t.to_string()),
             Kind::QuotedIdent => {
                 let q = &t[..1];
-                let inner = t.strip_prefix(q).map(|s| s.strip_suffix(q).unwrap_or(s)).unwrap_or(t);
+                let inner = t.strip_prefix(q).map_or(t, |s| s.strip_suffix(q).unwrap_or(s));
                 Some(inner.replace(&format!("{q}{q}"), q))
             }
             _ => None,

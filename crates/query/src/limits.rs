@@ -191,7 +191,7 @@ fn deepest(sql: &str, tokens: &[lex::Token], max: usize) -> Option<usize> {
                 }
                 previous_operand = true;
             }
-            (Kind::Punct, ",") | (Kind::Punct, ";") => {
+            (Kind::Punct, "," | ";") => {
                 depth -= std::mem::take(levels.last_mut().expect("one level at least"));
                 previous_operand = false;
             }

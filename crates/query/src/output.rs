@@ -284,7 +284,7 @@ mod tests {
     #[test]
     fn a_table_round_trips_through_a_batch() {
         let b = batch_of_everything();
-        let t = table(&b.schema(), &[b.clone()]);
+        let t = table(&b.schema(), std::slice::from_ref(&b));
         let back = batch(&t).unwrap();
         // NaN is not equal to itself: compare the tables as CSV.
         assert_eq!(present::csv::render(&table(&back.schema(), &[back])), present::csv::render(&t));

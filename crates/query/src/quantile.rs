@@ -361,7 +361,7 @@ struct DiscreteOne {
 
 impl DiscreteOne {
     fn all(&self) -> Result<ArrayRef> {
-        let arrays: Vec<&dyn Array> = self.chunks.iter().map(|a| a.as_ref()).collect();
+        let arrays: Vec<&dyn Array> = self.chunks.iter().map(std::convert::AsRef::as_ref).collect();
         if arrays.is_empty() {
             return Ok(datafusion::arrow::array::new_empty_array(&self.data_type));
         }
@@ -407,7 +407,8 @@ impl Accumulator for DiscreteOne {
     }
 
     fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.chunks.iter().map(|a| a.get_array_memory_size()).sum::<usize>()
+        std::mem::size_of_val(self)
+            + self.chunks.iter().map(datafusion::arrow::array::Array::get_array_memory_size).sum::<usize>()
     }
 }
 

@@ -80,11 +80,18 @@ async fn run(
     let frame = ctx.execute_logical_plan(plan).await.map_err(explain)?;
     let physical = frame.create_physical_plan().await.map_err(explain)?;
     if std::env::var_os("TRACELAB_DEBUG_PLAN").is_some() {
-        eprintln!("{}", datafusion::physical_plan::displayable(physical.as_ref()).indent(true));
+        print_plan(physical.as_ref());
     }
     let batches = collect(Arc::clone(&physical), ctx.task_ctx()).await.map_err(explain)?;
     notes.extend(notes::spills(&physical, limits.memory_limit));
     Ok(Answer { schema: physical.schema(), batches, notes })
+}
+
+/// A developer's switch (`TRACELAB_DEBUG_PLAN`): the physical plan on
+/// stderr, for reading why a query is slow; no user output depends on it.
+#[allow(clippy::print_stderr)]
+fn print_plan(physical: &dyn datafusion::physical_plan::ExecutionPlan) {
+    eprintln!("{}", datafusion::physical_plan::displayable(physical).indent(true));
 }
 
 /// What the plan may contain: a query, nothing that defines, changes or

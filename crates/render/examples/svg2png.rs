@@ -1,6 +1,9 @@
 //! Renders SVG files to PNG beside them, for looking at figures:
 //! `cargo run -p tracelab-render --example svg2png -- a.svg b.svg ...`.
 
+// An example's job is to print its results.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
 fn main() {
     for path in std::env::args().skip(1) {
         let svg = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));

@@ -77,12 +77,12 @@ fn found(path: &Path) -> Result<Found> {
     } else if t.is_file() {
         Found::Regular
     } else {
-        Found::Special(special_kind(&t))
+        Found::Special(special_kind(t))
     })
 }
 
 #[cfg(unix)]
-fn special_kind(t: &std::fs::FileType) -> &'static str {
+fn special_kind(t: std::fs::FileType) -> &'static str {
     use std::os::unix::fs::FileTypeExt;
     if t.is_char_device() || t.is_block_device() {
         "a device"
@@ -96,7 +96,7 @@ fn special_kind(t: &std::fs::FileType) -> &'static str {
 }
 
 #[cfg(not(unix))]
-fn special_kind(_: &std::fs::FileType) -> &'static str {
+fn special_kind(_: std::fs::FileType) -> &'static str {
     "not a regular file"
 }
 

@@ -28,7 +28,7 @@ pub fn normalize(trace: Trace, raw: &str) -> &'static str {
     match (trace, raw) {
         (Trace::Pai, "Terminated") | (Trace::Philly, "Pass") => "completed",
         (Trace::Helios | Trace::Acme, "COMPLETED") => "completed",
-        (Trace::Pai, "Failed") | (Trace::Philly, "Failed") => "failed",
+        (Trace::Pai | Trace::Philly, "Failed") => "failed",
         (Trace::Helios | Trace::Acme, "FAILED" | "TIMEOUT" | "NODE_FAIL") => "failed",
         (Trace::Pai, "Interrupted") | (Trace::Philly, "Killed") => "killed",
         (Trace::Helios | Trace::Acme, "CANCELLED") => "killed",

@@ -12,6 +12,9 @@
 //! cargo run --release --example bench            # every configuration
 //! cargo run --release --example bench -- one pai fifo greedy pack   # one run
 
+// An example's job is to print its results.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
 use std::process::Command;
 use std::time::Instant;
 

@@ -6,6 +6,9 @@
 //! `cargo run --release -p tracelab-sim --example pollux -- [--policy P]
 //!  [--interval S] [--interference X] [--no-avoid] [--nodes N] FILE.csv...`
 
+// An example's job is to print its results.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
 use std::io::BufReader;
 use std::time::Instant;
 

@@ -7,6 +7,9 @@
 //!     [--policy fifo] [--discipline greedy] [--placement pack] [--seed 0] \
 //!     [--overhead helios|none] [--slowdown 1.0] [--predictor group]
 
+// An example's job is to print its results.
+#![allow(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
 use std::fs::File;
 use std::io::BufReader;
 use std::process::ExitCode;

@@ -4,6 +4,9 @@
 //! the cross-check against the averages the artifact's own simulator
 //! published for its eight workloads.
 
+// Helpers outside #[test] functions unwrap as the tests do.
+#![allow(clippy::unwrap_used)]
+
 use tracelab_sim::elastic::app::{self, tuned_configurations};
 use tracelab_sim::elastic::artifact::{published_jct, workload};
 use tracelab_sim::elastic::engine::replay;

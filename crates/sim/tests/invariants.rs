@@ -5,6 +5,9 @@
 //! order; greedy passes leave no waiting job that fits; every job is done or
 //! reported; the same seed gives identical results.
 
+// Helpers outside #[test] functions unwrap as the tests do.
+#![allow(clippy::unwrap_used)]
+
 use std::collections::HashMap;
 
 use tracelab_sim::rng::Rng;

@@ -8,6 +8,9 @@
 //! conservation), every job
 //! accounted for, identical results for identical inputs.
 
+// Helpers outside #[test] functions unwrap as the tests do.
+#![allow(clippy::unwrap_used)]
+
 mod common;
 use common::*;
 use std::collections::HashMap;

@@ -141,7 +141,7 @@ impl Drop for StoreLock {
 /// The locks this process holds: (lock file, mode).
 fn held() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Mode)>> {
     static HELD: Mutex<Vec<(PathBuf, Mode)>> = Mutex::new(Vec::new());
-    HELD.lock().unwrap_or_else(|e| e.into_inner())
+    HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Opens (creating) the lock file. A reader of a store it cannot write

@@ -33,6 +33,9 @@ fn aggregate_groups_in_row_order() {
 /// 2.0. Use `str.to_date()` instead." above the answer, which the pinned
 /// Polars computes correctly. Other warnings still go to stderr.
 fn warn_without_polars_deprecations() {
+    // Polars calls this hook with no way to hand the warning back, so it
+    // goes to stderr as Polars' own default does.
+    #[allow(clippy::print_stderr)]
     fn warn(message: &str, kind: polars::error::PolarsWarning) {
         if !matches!(kind, polars::error::PolarsWarning::Deprecation) {
             eprintln!("warning: {message}");

@@ -177,7 +177,7 @@ fn write_marker(plan: &Plan, trace: Trace, dir: &Path) -> Result<FileReport> {
         seed: plan.seed,
         corrupt: plan.corrupt,
         effects: on.iter().filter(|(_, on)| *on).map(|(name, _)| name.to_string()).collect(),
-        real_files: real_files(trace).iter().map(|f| f.to_string()).collect(),
+        real_files: real_files(trace).iter().map(std::string::ToString::to_string).collect(),
     };
     let text = marker.to_json();
     let path = dir.join(MARKER_FILE);

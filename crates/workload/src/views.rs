@@ -468,7 +468,7 @@ mod tests {
 
     #[test]
     fn every_view_declares_the_replay_parameters() {
-        for v in VIEWS.iter() {
+        for v in &VIEWS {
             assert!(v.id.starts_with("sim."));
             assert_eq!(v.params.len(), SimParams::DECLARED.len());
             assert!(crate::find(v.id).is_some());

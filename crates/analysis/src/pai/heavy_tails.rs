@@ -206,7 +206,7 @@ const COLUMNS: [&str; 21] = [
 fn row(label: &str, unit: &str, d: &Dist, hill_k: HillK) -> Vec<Cell> {
     let k = hill_k.of(d.n());
     let fit = fit_tail(d);
-    let f = |g: fn(&tracelab_stats::TailFit) -> f64| fit.as_ref().map(g).unwrap_or(f64::NAN);
+    let f = |g: fn(&tracelab_stats::TailFit) -> f64| fit.as_ref().map_or(f64::NAN, g);
     vec![
         label.into(),
         unit.into(),

@@ -172,7 +172,7 @@ mod tests {
         hours[0] = vec![1.0, 2.0, 3.0, 4.0, 5.0];
         hours[1] = vec![1.0, 2.0, 3.0, 4.0, 5.0, 20.0];
         let t = box_table(hours);
-        let row = |h: usize| -> Vec<f64> { t.rows[h].iter().filter_map(|c| c.as_f64()).collect() };
+        let row = |h: usize| -> Vec<f64> { t.rows[h].iter().filter_map(crate::output::Cell::as_f64).collect() };
         assert_eq!(row(0), vec![0.0, 5.0, 1.0, 2.0, 3.0, 4.0, 5.0, 3.0]);
         assert_eq!(row(1)[2..7], [1.0, 2.25, 3.5, 4.75, 5.0]);
     }

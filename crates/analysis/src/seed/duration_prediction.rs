@@ -398,7 +398,7 @@ mod tests {
     use super::*;
 
     fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
+        v.iter().map(ToString::to_string).collect()
     }
 
     /// Training rows a, a, b with z 1, 3, 5: a -> 2, b -> 5, unseen c ->

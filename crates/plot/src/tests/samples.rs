@@ -73,7 +73,7 @@ pub fn bars_grouped() -> Chart {
     let cats = ["V100", "P100", "T4", "MISC"];
     let vals = [[42.0, 18.5, 7.2, 3.1], [12.0, 30.0, 0.0, 8.0], [25.0, 5.0, 19.0, 2.0]];
     for (name, v) in ["PAI", "Philly", "Helios"].iter().zip(vals) {
-        c.series.push(Series::bars(*name, cats.iter().map(|s| s.to_string()).zip(v).collect()));
+        c.series.push(Series::bars(*name, cats.iter().map(std::string::ToString::to_string).zip(v).collect()));
     }
     c
 }
@@ -87,7 +87,7 @@ pub fn bars_stacked() -> Chart {
     let traces = ["PAI", "Philly", "Helios"];
     let shares = [("Completed", [0.78, 0.59, 0.65]), ("Failed", [0.13, 0.29, 0.11]), ("Killed", [0.09, 0.12, 0.24])];
     for (status, v) in shares {
-        c.series.push(Series::bars(status, traces.iter().map(|s| s.to_string()).zip(v).collect()));
+        c.series.push(Series::bars(status, traces.iter().map(std::string::ToString::to_string).zip(v).collect()));
     }
     c.legend = Legend::Below;
     c
@@ -101,7 +101,7 @@ pub fn bars_horizontal() -> Chart {
     );
     let vcs = ["vc-6214e9", "vc-ee9e8c-research-nlp-large-models", "vc-b436b2", "vc-e8bb2e-speech", "vc-2a6b6d"];
     let util = [0.62, 0.41, 0.77, 0.18, 0.55];
-    c.series.push(Series::bars("utilization", vcs.iter().map(|s| s.to_string()).zip(util).collect()));
+    c.series.push(Series::bars("utilization", vcs.iter().map(std::string::ToString::to_string).zip(util).collect()));
     c
 }
 

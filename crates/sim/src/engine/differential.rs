@@ -164,7 +164,7 @@ fn whole_node_choices_match_the_plain_search() {
         let need = 1 + rng.below(cluster.total_gpus()) as u32;
         let ty = pick(&mut rng, &[None, None, Some(0), Some(1)]);
         let modulus = 1 + rng.below(5) as u32;
-        let accept = move |n: u32| n % modulus != 0 || modulus == 1;
+        let accept = move |n: u32| !n.is_multiple_of(modulus) || modulus == 1;
         let seed = rng.next_u64();
         for random in [false, true] {
             let (mut r1, mut r2) = (Rng::new(seed), Rng::new(seed));

@@ -1,6 +1,7 @@
 //! Helpers of the hand-worked schedule tests: jobs in seconds, one call per
 //! run, and an assertion over every job's start and end.
-#![allow(dead_code)]
+// Helpers unwrap as the tests that call them do: a panic fails the test.
+#![allow(dead_code, clippy::unwrap_used)]
 
 use tracelab_sim::{
     simulate, Cluster, Discipline, Job, Placement, Policy, PreemptOverhead, SimConfig, SimResult, Workload,

@@ -29,7 +29,7 @@ impl GpuTable {
     pub fn parse(text: &str) -> GpuTable {
         let mut lines = text.lines();
         let header: Vec<&str> = lines.next().expect("header").split(',').collect();
-        let vcs = header[1..header.len() - 1].iter().map(|s| s.to_string()).collect();
+        let vcs = header[1..header.len() - 1].iter().map(std::string::ToString::to_string).collect();
         let caps = lines
             .filter(|l| !l.is_empty())
             .map(|l| {

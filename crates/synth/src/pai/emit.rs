@@ -92,8 +92,12 @@ impl Tables {
         let spec = &g.tasks[task.which as usize];
         let mut rng = Rng::new(self.seed ^ row_key(job.idx, task.which));
         let status = task.status();
-        let end =
-            task.insts.iter().filter_map(|i| i.ended()).max().filter(|_| status != "Running" && status != "Waiting");
+        let end = task
+            .insts
+            .iter()
+            .filter_map(super::state::Inst::ended)
+            .max()
+            .filter(|_| status != "Running" && status != "Waiting");
         self.line.clear();
         rows::task(
             &mut self.line,

@@ -58,7 +58,8 @@ fn archive(dir: &Path) -> Result<FileReport> {
     let names = [JOB_LOG, GPU_UTIL.file, CPU_UTIL.file, MEM_UTIL.file, MACHINE_LIST.file];
     let paths: Vec<std::path::PathBuf> = names.iter().map(|n| dir.join(n)).collect();
     let inner: Vec<String> = names.iter().map(|n| format!("trace-data/{n}")).collect();
-    let members: Vec<(&Path, &str)> = paths.iter().map(|p| p.as_path()).zip(inner.iter().map(String::as_str)).collect();
+    let members: Vec<(&Path, &str)> =
+        paths.iter().map(std::path::PathBuf::as_path).zip(inner.iter().map(String::as_str)).collect();
     let path = dir.join(ARCHIVE);
     crate::archive::tar_gz(&path, &members)?;
     let bytes = std::fs::metadata(&path).at(&path)?.len();

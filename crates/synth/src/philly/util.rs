@@ -239,7 +239,7 @@ fn push_thirds(out: &mut String, thirds: u64) {
     use std::fmt::Write;
     write!(out, "{}", thirds / 3).expect("writing to a String");
     out.push_str(["", ".3333", ".6667"][(thirds % 3) as usize]);
-    if thirds % 3 == 0 {
+    if thirds.is_multiple_of(3) {
         out.push_str(".0");
     }
 }

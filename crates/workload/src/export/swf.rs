@@ -115,7 +115,7 @@ struct Counts {
 
 impl Counts {
     fn add(&mut self, j: &ExportJob, rec: &[i64; 18]) {
-        self.fractional += u64::from(j.gpu_milli % 1000 != 0);
+        self.fractional += u64::from(!j.gpu_milli.is_multiple_of(1000));
         self.no_wait += u64::from(rec[2] == UNKNOWN);
         self.no_status += u64::from(rec[10] == UNKNOWN);
     }

@@ -122,6 +122,8 @@ fn key_column(store: &Store, keys: &[&str], lookup: &Lookup) -> Result<Column> {
 
 /// Collects `lf` with Polars' streaming engine, which reads the scanned
 /// table in slices (the joins here keep the left side's order either way).
+// The closure names a method of a type Polars does not re-export.
+#[allow(clippy::redundant_closure_for_method_calls)]
 fn streamed(lf: LazyFrame, what: &str) -> Result<DataFrame> {
     lf.collect_with_engine(Engine::Streaming).map(|r| r.unwrap_single()).map_err(|e| Error::polars(what.to_string(), e))
 }
@@ -149,7 +151,7 @@ fn has_repeats(df: &DataFrame, keys: &[&str]) -> Result<bool> {
     let what = || format!("{} hashes", keys.join(", "));
     let columns = keys
         .iter()
-        .map(|k| df.column(k).map(|c| c.as_materialized_series()))
+        .map(|k| df.column(k).map(Column::as_materialized_series))
         .collect::<PolarsResult<Vec<_>>>()
         .map_err(|e| Error::polars(what(), e))?;
     let mut hashes = hashes(&columns, &what())?;
