@@ -2,7 +2,8 @@
 //! max_record_bytes=)` as `tracelab ingest DIR --out STORE [--force]
 //! [--strict] [--max-record-bytes N]`, and the ingest of the bundled
 //! samples that `tracelab.open()` runs first (a no-op when nothing
-//! changed). Both call `tracelab_ingest::run`, as the CLI does, with the
+//! changed), with `open_store`, which opens a store by path or those
+//! samples. Both call `tracelab_ingest::run`, as the CLI does, with the
 //! interpreter's lock released; what the command prints in its summary
 //! about rejected records, notes and ignored files comes back as notes
 //! (issued as `tracelab.IngestNote` warnings by the Python side).
@@ -152,4 +153,19 @@ fn bundled_samples() -> Option<PathBuf> {
     [PathBuf::from("data-samples"), Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data-samples")]
         .into_iter()
         .find(|p| p.is_dir())
+}
+
+/// Opens `path` (or the store `tracelab ingest PATH` made in it, as
+/// `--store` takes it), or the bundled samples' store (ingested first when
+/// missing or stale) when `path` is None; the notes of that ingest.
+#[pyfunction]
+#[pyo3(signature = (path=None, progress=None))]
+pub fn open_store(py: Python<'_>, path: Option<PathBuf>, progress: Option<Py<PyAny>>) -> PyResult<Ingested> {
+    match path {
+        Some(p) => py
+            .detach(|| open(&tracelab_ingest::Plan::locate_store(&p)))
+            .map(|s| (Store::new(s), Vec::new()))
+            .map_err(to_py),
+        None => bundled(py, progress),
+    }
 }

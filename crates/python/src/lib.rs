@@ -29,7 +29,7 @@ fn _tracelab(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<open::Store>()?;
     m.add_class::<policy::job::Job>()?;
     m.add_class::<policy::full::State>()?;
-    m.add_function(wrap_pyfunction!(open::open_store, m)?)?;
+    m.add_function(wrap_pyfunction!(ingest::open_store, m)?)?;
     m.add_function(wrap_pyfunction!(ingest::ingest, m)?)?;
     m.add_function(wrap_pyfunction!(synth::synth, m)?)?;
     Ok(())

@@ -1,6 +1,5 @@
-//! Stores for Python: opening one (the bundled samples, ingested on first
-//! use, when no path is given, as the CLI's `--store` default does, see
-//! [`crate::ingest`]), and the verbs that read a store: `tables`, `query`,
+//! An opened store for Python (`tracelab.open` is `crate::ingest::open_store`:
+//! opening may ingest the bundled samples first), and the verbs that read it: `tables`, `query`,
 //! `analyze`, `simulate`, `report`. Each calls the library function its
 //! CLI verb calls; the work runs with the interpreter's lock released.
 
@@ -13,7 +12,6 @@ use tracelab_analysis::{self as analysis, render, Ctx};
 use tracelab_query::{ask, tables, Limits as QueryLimits};
 
 use crate::errors::to_py;
-use crate::ingest::{self, Ingested};
 use crate::report::{Reported, Request};
 use crate::table::Table;
 
@@ -117,20 +115,5 @@ impl Store {
             Ok((json, Table::of(&render::tidy(&out, None))?))
         })
         .map_err(to_py)
-    }
-}
-
-/// Opens `path` (or the store `tracelab ingest PATH` made in it, as
-/// `--store` takes it), or the bundled samples' store (ingested first when
-/// missing or stale) when `path` is None; the notes of that ingest.
-#[pyfunction]
-#[pyo3(signature = (path=None, progress=None))]
-pub fn open_store(py: Python<'_>, path: Option<PathBuf>, progress: Option<Py<PyAny>>) -> PyResult<Ingested> {
-    match path {
-        Some(p) => py
-            .detach(|| ingest::open(&tracelab_ingest::Plan::locate_store(&p)))
-            .map(|s| (Store::new(s), Vec::new()))
-            .map_err(to_py),
-        None => ingest::bundled(py, progress),
     }
 }
