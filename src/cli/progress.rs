@@ -55,7 +55,7 @@ impl Drop for Spinner {
 /// The hooks of the analyses' context: the PAI derived-frame build runs
 /// without huge pages (src/main.rs) and, on a terminal, draws its steps.
 pub fn analysis_hooks() -> tracelab_analysis::Hooks {
-    let around: Arc<dyn Fn(&mut dyn FnMut()) + Send + Sync> = Arc::new(crate::around_pai_derived_build);
+    let around: tracelab_analysis::AroundHook = Arc::new(crate::around_pai_derived_build);
     let mut hooks = tracelab_analysis::Hooks { progress: None, around_build: Some(around) };
     if !enabled(false) {
         return hooks;

@@ -78,7 +78,7 @@ fn flatten_table(name: &str, part: &Value, m: &mut BTreeMap<String, Value>) {
         return;
     }
     for r in rows {
-        let key = r[0].as_str().map(str::to_string).unwrap_or_else(|| r[0].to_string());
+        let key = r[0].as_str().map_or_else(|| r[0].to_string(), str::to_string);
         if columns.contains(&"method") {
             let method = r[1].as_str().unwrap();
             m.insert(format!("{key}/{method}"), r[3].clone());

@@ -35,7 +35,7 @@ fn key_cells(id: &str, part: &str) -> usize {
 }
 
 fn cell_text(v: &Value) -> String {
-    v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())
+    v.as_str().map_or_else(|| v.to_string(), str::to_string)
 }
 
 /// tracelab's JSON under the script's addresses.

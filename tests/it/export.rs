@@ -382,7 +382,8 @@ fn bad_requests_are_usage_errors_naming_the_option() {
     let out = tmp.path().join("out.swf");
     let o = s(&out);
     let base = ["export", "--store", store, "--trace", "philly", "-o", o];
-    let with = |extra: &[&str]| -> Vec<String> { base.iter().chain(extra).map(|a| a.to_string()).collect() };
+    let with =
+        |extra: &[&str]| -> Vec<String> { base.iter().chain(extra).map(std::string::ToString::to_string).collect() };
     let e = usage_error(&with(&["--to", "slurm"]));
     // A typed choice: clap refuses it and lists the formats.
     assert!(e.contains("invalid value 'slurm' for '--to <FORMAT>'"), "{e}");

@@ -23,8 +23,7 @@ fn png_and_pdf_come_from_the_same_svg_with_the_same_bytes_every_run() {
     };
     let (a, b) = (run("a"), run("b"));
     assert_eq!(a, b, "two runs differ");
-    let file =
-        |name: &str| a.iter().find(|(p, _)| p == name).map(|(_, b)| b.clone()).unwrap_or_else(|| panic!("no {name}"));
+    let file = |name: &str| a.iter().find(|(p, _)| p == name).map_or_else(|| panic!("no {name}"), |(_, b)| b.clone());
     // The figure is 560 x 360 px: PNG at 2 px per px, PDF 560 x 360 pt.
     let png = file("small/a.png");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");

@@ -98,7 +98,7 @@ fn run(py: Python<'_>, plan: &Plan, progress: Option<Py<PyAny>>) -> PyResult<(St
         Ok((open(&plan.store)?, report))
     });
     let (store, report) = progress::finish(hook.as_ref(), done.map_err(to_py))?;
-    let mut notes = std::mem::take(&mut *sink.waits.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut notes = std::mem::take(&mut *sink.waits.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
     notes.extend(summary_notes(&report));
     Ok((Store::new(store), report, notes))
 }

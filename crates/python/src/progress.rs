@@ -43,7 +43,7 @@ impl Hook {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner())
+        self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// `total` grows by `more` (an ingest learns its files' sizes as it
@@ -133,7 +133,7 @@ impl Progress for Ingest {
     }
 
     fn waiting(&self, message: &str) {
-        self.waits.lock().unwrap_or_else(|p| p.into_inner()).push(message.to_string());
+        self.waits.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(message.to_string());
     }
 }
 

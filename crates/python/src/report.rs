@@ -52,12 +52,12 @@ pub fn report(py: Python<'_>, store: &Store, req: &Request, progress: Option<Py<
     let notes = Mutex::new(Vec::new());
     let done = py.detach(|| run(store, req, hook.as_ref(), &notes));
     let mut reported = progress::finish(hook.as_ref(), done.map_err(to_py))?;
-    reported.4 = notes.into_inner().unwrap_or_else(|p| p.into_inner());
+    reported.4 = notes.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
     Ok(reported)
 }
 
 fn run(store: &Store, req: &Request, hook: Option<&Arc<Hook>>, notes: &Mutex<Vec<String>>) -> anyhow::Result<Reported> {
-    let note = |text: String| notes.lock().unwrap_or_else(|p| p.into_inner()).push(text);
+    let note = |text: String| notes.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(text);
     let max_figures = req.max_figures.unwrap_or(report::DEFAULT_MAX_FIGURES);
     if max_figures == 0 {
         return Err(Error::Usage("max_figures=0: expected at least one figure (--max-figures)".into()).into());

@@ -173,7 +173,7 @@ fn group_runs(plan: &Plan, reports: &[SpecReport]) -> Vec<(RunKey, Vec<Slot>)> {
 /// `bin=5m` and no `bin` share one run.
 fn full_params(f: &FigureSpec) -> Vec<(String, String)> {
     let analysis = spec::analysis_of(f);
-    tracelab_analysis::Args::validate(analysis, &params_of(f)).map(|a| a.pairs()).unwrap_or_else(|_| params_of(f))
+    tracelab_analysis::Args::validate(analysis, &params_of(f)).map_or_else(|_| params_of(f), |a| a.pairs())
 }
 
 type RunResult = (RunEntry, Vec<FigureOut>, bool);
@@ -239,7 +239,7 @@ impl Run<'_> {
                 let msg = e.to_string();
                 // A series the part lacks is the `series` line's fault.
                 let series = fig.series.as_ref().filter(|_| msg.contains(": no series `") || msg.contains(" value `"));
-                spec.error_at(series.map_or_else(|| spec.body.figures[f].span(), |s| s.span()), &msg)
+                spec.error_at(series.map_or_else(|| spec.body.figures[f].span(), toml::Spanned::span), &msg)
             })?;
             self.cache.put_fig(k, &r);
             figs.push(r);

@@ -63,7 +63,7 @@ pub fn pick<'a, T>(
     env: &Env,
     notes: &mut Vec<String>,
 ) -> Result<Option<Vec<&'a (String, T)>>> {
-    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else {
+    let Some(wanted) = fig.series.as_ref().map(toml::Spanned::get_ref) else {
         return Ok(Some(series.iter().collect()));
     };
     let mut kept = Vec::new();
@@ -132,7 +132,7 @@ pub fn pivot_labels(
     env: &Env,
     notes: &mut Vec<String>,
 ) -> Result<Option<Vec<String>>> {
-    let Some(wanted) = fig.series.as_ref().map(|s| s.get_ref()) else { return Ok(Some(labels)) };
+    let Some(wanted) = fig.series.as_ref().map(toml::Spanned::get_ref) else { return Ok(Some(labels)) };
     let mut kept = Vec::new();
     let mut left_out = Vec::new();
     for w in wanted {

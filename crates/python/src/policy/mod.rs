@@ -34,7 +34,7 @@ impl Failure {
     /// engine reports.
     pub fn set(&self, e: PyErr) -> String {
         let text = e.to_string().chars().take(500).collect();
-        let mut slot = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if slot.is_none() {
             *slot = Some(e);
         }
@@ -43,7 +43,7 @@ impl Failure {
 
     /// The error kept, if any (taken).
     pub fn take(&self) -> Option<PyErr> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).take()
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()
     }
 }
 
