@@ -22,33 +22,17 @@ construction; medians 10 %; means of heavy tails 25 % below 10,000 jobs of the k
 hold the rare 512- and 1024-GPU jobs); GPU-time shares 3 points plus the largest job's share. Without
 --scale, s is inferred from the job count.
 """
-import json
 import os
 import sys
 
 import duckdb
 
+from calib import Report, median, one
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUMMARY = os.path.join(HERE, "..", "..", "data-samples", "acme", "cluster_summary.csv")
 FILES = {"Seren": "trace_seren.csv", "Kalos": "trace_kalos.csv"}
 STATES = "case state when 'COMPLETED' then 0 when 'CANCELLED' then 1 else 2 end"
-
-
-class Report:
-    def __init__(self):
-        self.rows = []
-
-    def add(self, name, published, measured, tolerance, ok):
-        self.rows.append({"name": name, "published": published, "measured": measured,
-                          "tolerance": tolerance, "ok": bool(ok)})
-
-    def rel(self, name, published, measured, tol, floor=0.0):
-        ok = abs(measured - published) <= max(tol * abs(published), floor)
-        t = f"±{tol * 100:g}% relative" + (f" (or ±{floor:g})" if floor else "")
-        self.add(name, published, round(measured, 3), t, ok)
-
-    def abs(self, name, published, measured, tol, unit=""):
-        self.add(name, published, round(measured, 4), f"±{tol:g}{unit} absolute", abs(measured - published) <= tol)
 
 
 def summary():
@@ -71,14 +55,6 @@ def load(con, d):
         duration::double duration, queue::double queue, raw_submit, raw_start, raw_end,
         epoch(raw_submit::timestamptz) submit, epoch(raw_start::timestamptz) start, epoch(raw_end::timestamptz) "end",
         {STATES} st from raw""")
-
-
-def one(con, sql, params=()):
-    return con.execute(sql, list(params)).fetchall()[0][0]
-
-
-def median(con, expr, where):
-    return one(con, f"select quantile_cont({expr}, 0.5) from log where {where}")
 
 
 def check_cluster(con, r, c, s, scale):
@@ -162,13 +138,7 @@ def main():
         check_cluster(con, r, c, s[c], scale)
     check_types(con, r)
     check_layout(con, r)
-    if as_json:
-        print(json.dumps(r.rows, indent=1))
-    else:
-        for x in r.rows:
-            print(f"{x['name']:<52} {str(x['published']):>18} {str(x['measured']):>16}  {x['tolerance']:<30} "
-                  f"{'ok' if x['ok'] else 'FAIL'}")
-    sys.exit(0 if all(x["ok"] for x in r.rows) else 1)
+    r.finish(as_json, (52, 18, 16, 30))
 
 
 if __name__ == "__main__":

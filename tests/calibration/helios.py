@@ -26,12 +26,13 @@ Medians: 10 % relative (or 1 s). Means of heavy-tailed times: 25 % relative belo
 10 % above; queue means 35 % / 15 % (mostly zeros with a long tail). Without --scale, s is inferred from the
 total job count (the per-cluster counts then check the proportions between clusters).
 """
-import json
 import math
 import os
 import sys
 
 import duckdb
+
+from calib import Report, median, one
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUMMARY = os.path.join(HERE, "..", "..", "data-samples", "helios", "helios_cluster_summary.csv")
@@ -39,23 +40,6 @@ CLUSTERS = ["Earth", "Saturn", "Uranus", "Venus"]
 STATES = "case state when 'COMPLETED' then 0 when 'CANCELLED' then 1 else 2 end"
 H9 = {"cpu": (90.9, 3.0, 6.1), "gpu": (62.4, 22.1, 15.5)}
 H2 = (51.3, 39.4, 9.3)
-
-
-class Report:
-    def __init__(self):
-        self.rows = []
-
-    def add(self, name, published, measured, tolerance, ok):
-        self.rows.append({"name": name, "published": published, "measured": measured,
-                          "tolerance": tolerance, "ok": bool(ok)})
-
-    def rel(self, name, published, measured, tol, floor=0.0):
-        ok = abs(measured - published) <= max(tol * abs(published), floor)
-        t = f"±{tol * 100:g}% relative" + (f" (or ±{floor:g})" if floor else "")
-        self.add(name, published, round(measured, 3), t, ok)
-
-    def abs(self, name, published, measured, tol, unit=""):
-        self.add(name, published, round(measured, 4), f"±{tol:g}{unit} absolute", abs(measured - published) <= tol)
 
 
 def summary():
@@ -87,14 +71,6 @@ def gpu_numbers(con, d, cluster):
     used = {v for (v,) in con.execute("select distinct vc from log where cluster = ?", [cluster]).fetchall()}
     cols = [i for i, h in enumerate(head) if h in used]
     return {r[0]: sum(int(r[i]) for i in cols) for r in rows}
-
-
-def one(con, sql, params=()):
-    return con.execute(sql, list(params)).fetchall()[0][0]
-
-
-def median(con, expr, where):
-    return one(con, f"select quantile_cont({expr}, 0.5) from log where {where}")
 
 
 def check_cluster(con, r, c, s, scale):
@@ -215,13 +191,7 @@ def main():
     check_helios(con, r)
     check_diurnal(con, r)
     check_allocation(con, r, d)
-    if as_json:
-        print(json.dumps(r.rows, indent=1))
-    else:
-        for x in r.rows:
-            print(f"{x['name']:<52} {str(x['published']):>16} {str(x['measured']):>16}  {x['tolerance']:<30} "
-                  f"{'ok' if x['ok'] else 'FAIL'}")
-    sys.exit(0 if all(x["ok"] for x in r.rows) else 1)
+    r.finish(as_json, (52, 16, 16, 30))
 
 
 if __name__ == "__main__":

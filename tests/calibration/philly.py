@@ -22,12 +22,13 @@ as PDT, as ingest does), UTC-8 after. Utilization stamps carry PDT/PST.
 Scale: without --scale, s is inferred from the submission window, which the generator shrinks by sqrt(s)
 around the DST change: s = (window / 137 days)^2; the job-count target then checks the job density.
 """
-import json
 import math
 import os
 import sys
 
 import duckdb
+
+from calib import Report, one
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REAL_RUNTIMES = os.path.join(HERE, "..", "..", "data-samples", "pai", "philly_runtime.csv")
@@ -45,22 +46,6 @@ LA_EPOCH = """create macro la_epoch(s) as
 UTIL_EPOCH = """create macro util_epoch(s) as
     epoch(strptime(substr(s, 1, 19), '%Y-%m-%d %H:%M:%S'))::bigint
     + case when s like '% PDT' then 7 else 8 end * 3600"""
-
-
-class Report:
-    def __init__(self):
-        self.rows = []
-
-    def add(self, name, published, measured, tolerance, ok):
-        self.rows.append({"name": name, "published": published, "measured": measured,
-                          "tolerance": tolerance, "ok": bool(ok)})
-
-    def rel(self, name, published, measured, tol):
-        ok = published != 0 and abs(measured / published - 1) <= tol
-        self.add(name, published, round(measured, 4), f"±{tol * 100:g}% relative", ok)
-
-    def abs(self, name, published, measured, tol, unit=""):
-        self.add(name, published, round(measured, 4), f"±{tol:g}{unit} absolute", abs(measured - published) <= tol)
 
 
 def load(con, d):
@@ -111,10 +96,6 @@ def q(con, sql):
     return con.execute(sql).fetchall()
 
 
-def one(con, sql):
-    return q(con, sql)[0][0]
-
-
 def quantile(sorted_v, p):
     """numpy's default (linear) quantile."""
     i = p * (len(sorted_v) - 1)
@@ -144,7 +125,7 @@ def check_counts(con, r, scale):
     if scale is None:
         # The generator's window is sqrt(s) x 137 days; submissions fill it up to the gaps at its edges.
         scale = min(1.0, ((hi - lo) / span) ** 2)
-    r.rel("jobs (117,325 x scale)", round(REAL_JOBS * scale), n, 0.05 if n < 5000 else 0.01)
+    r.rel("jobs (117,325 x scale)", round(REAL_JOBS * scale), n, 0.05 if n < 5000 else 0.01, digits=4)
     first, last = q(con, """select min(submitted_time[1:10]), max(submitted_time[1:10]) from jobs""")[0]
     inside = first >= "2017-08-07" and last <= "2017-12-22" and lo < DST_END_UTC < hi
     exact = scale < 0.999 or (first, last) == ("2017-08-07", "2017-12-22")
@@ -176,7 +157,7 @@ def check_runtimes(con, r):
         real = sorted(float(x) for x in f.read().split()[1:])
     for p, tol in ((0.5, 0.15), (0.9, 0.2), (0.99, 0.5)):
         name = f"runtime P{int(p * 100)} (s)"
-        r.rel(name, round(quantile(real, p), 1), quantile(mine, p), tol if len(mine) > 2000 else tol * 2)
+        r.rel(name, round(quantile(real, p), 1), quantile(mine, p), tol if len(mine) > 2000 else tol * 2, digits=4)
     d = ks(mine, real)
     crit = 1.36 * math.sqrt((len(mine) + len(real)) / (len(mine) * len(real)))
     r.add("runtime KS distance to philly_runtime.csv", 0.0, round(d, 4), f"<= {crit:.4f} (5% critical)", d <= crit)
@@ -252,13 +233,7 @@ def main():
     check_util(con, r, sample)
     check_placements(con, r)
     check_dst(con, r)
-    if as_json:
-        print(json.dumps(r.rows, indent=1))
-    else:
-        for x in r.rows:
-            print(f"{x['name']:<72} {str(x['published']):>22} {str(x['measured']):>22}  {x['tolerance']:<28} "
-                  f"{'ok' if x['ok'] else 'FAIL'}")
-    sys.exit(0 if all(x["ok"] for x in r.rows) else 1)
+    r.finish(as_json, (72, 22, 22, 28))
 
 
 if __name__ == "__main__":

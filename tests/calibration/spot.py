@@ -16,32 +16,16 @@ Reads DIR/job_info_df.csv and DIR/node_info_df.csv with DuckDB SQL. Targets:
 Tolerances: counts exact (largest remainder); quantiles 10 % (P99 15 %: 1 % of a small sample);
 loads 10 % relative; GPU shares 2 points (a node is kept per model).
 """
-import json
 import sys
 
 import duckdb
+
+from calib import Report, one
 
 JOBS_AT_SCALE_ONE = 466_867
 NODES = {"A10": 2494, "GPU-series-1": 1558, "A100-SXM4-80GB": 3456, "H800": 1752, "GPU-series-2": 976,
          "A800-SXM4-80GB": 176}
 PERIOD_END = 184 * 86_400 - 1
-
-
-class Report:
-    def __init__(self):
-        self.rows = []
-
-    def add(self, name, published, measured, tolerance, ok):
-        self.rows.append({"name": name, "published": published, "measured": measured,
-                          "tolerance": tolerance, "ok": bool(ok)})
-
-    def rel(self, name, published, measured, tol):
-        self.add(name, published, round(measured, 3), f"±{tol * 100:g}% relative",
-                 abs(measured - published) <= tol * abs(published))
-
-
-def one(con, sql):
-    return con.execute(sql).fetchall()[0][0]
 
 
 def main():
@@ -82,13 +66,7 @@ def main():
     r.add("first job: HP at 0 (README rows)", "(0, 'HP')", str(first), "exact", first == (0, "HP"))
     late = one(con, f"select count(*) from jobs where submit_time + duration > {PERIOD_END}")
     r.add("jobs ending after the trace's last second", 0, late, "exact", late == 0)
-    if as_json:
-        print(json.dumps(r.rows, indent=1))
-    else:
-        for x in r.rows:
-            print(f"{x['name']:<46} {str(x['published']):>18} {str(x['measured']):>14}  {x['tolerance']:<20} "
-                  f"{'ok' if x['ok'] else 'FAIL'}")
-    sys.exit(0 if all(x["ok"] for x in r.rows) else 1)
+    r.finish(as_json, (46, 18, 14, 20))
 
 
 if __name__ == "__main__":

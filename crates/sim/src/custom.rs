@@ -78,18 +78,7 @@ mod tests {
     use crate::Cluster;
 
     fn job(id: u32, submit: i64, duration: i64, gpus: u32) -> Job {
-        Job {
-            id,
-            submit,
-            duration,
-            gpu_milli: gpus * 1000,
-            cpu_milli: None,
-            user: 0,
-            vc: 0,
-            group: 0,
-            gpu_type: None,
-            priority: 0,
-        }
+        Job::new(id, submit, duration, gpus * 1000)
     }
 
     /// Longest first, given from outside the crate's policies.

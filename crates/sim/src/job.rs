@@ -82,6 +82,13 @@ impl Demand {
 }
 
 impl Job {
+    /// A job of user, VC and group 0, of any GPU type, without a CPU demand
+    /// and of priority class 0; set the rest with struct update syntax:
+    /// `Job { user: 3, ..Job::new(0, 0, 60_000, 1000) }`.
+    pub fn new(id: JobId, submit: Millis, duration: Millis, gpu_milli: u32) -> Job {
+        Job { id, submit, duration, gpu_milli, cpu_milli: None, user: 0, vc: 0, group: 0, gpu_type: None, priority: 0 }
+    }
+
     /// This job's placement demand (`None` if it asks for no GPU).
     pub fn demand(&self) -> Option<Demand> {
         Demand::of(self.gpu_milli)

@@ -9,11 +9,8 @@
 //!
 //! ```
 //! use tracelab_sim::{simulate, Cluster, Job, SimConfig, Workload};
-//! let job = |id: u32, submit: i64, duration: i64, gpus: u32| Job {
-//!     id, submit, duration, gpu_milli: gpus * 1000, cpu_milli: None,
-//!     user: 0, vc: 0, group: 0, gpu_type: None, priority: 0,
-//! };
-//! let w = Workload::from_jobs(vec![job(0, 0, 10_000, 4), job(1, 0, 5_000, 4)]);
+//! // Two jobs of 4 GPUs submitted at 0, of 10 s and 5 s (times in ms).
+//! let w = Workload::from_jobs(vec![Job::new(0, 0, 10_000, 4000), Job::new(1, 0, 5_000, 4000)]);
 //! let cluster = Cluster::homogeneous(1, 4).unwrap();
 //! let r = simulate(&w, &cluster, &SimConfig::default()).unwrap();
 //! assert_eq!(r.jobs[1].first_start, Some(10_000));

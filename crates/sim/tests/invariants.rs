@@ -29,18 +29,10 @@ fn workload(rng: &mut Rng, max_gpus: u32) -> Workload {
     let jobs = (0..n)
         .map(|id| {
             let gpu_milli = sizes[rng.below(sizes.len() as u64) as usize].min(max_gpus * 1000);
-            Job {
-                id,
-                submit: rng.below(200) as i64 * 1000 + if rng.below(4) == 0 { rng.below(1000) as i64 } else { 0 },
-                duration: 1000 + rng.below(60_000) as i64,
-                gpu_milli,
-                cpu_milli: None,
-                user: rng.below(3) as u32,
-                vc: rng.below(2) as u32,
-                group: rng.below(4) as u32,
-                gpu_type: None,
-                priority: 0,
-            }
+            let submit = rng.below(200) as i64 * 1000 + if rng.below(4) == 0 { rng.below(1000) as i64 } else { 0 };
+            let duration = 1000 + rng.below(60_000) as i64;
+            let (user, vc, group) = (rng.below(3) as u32, rng.below(2) as u32, rng.below(4) as u32);
+            Job { user, vc, group, ..Job::new(id, submit, duration, gpu_milli) }
         })
         .collect();
     Workload { n_users: 3, n_vcs: 2, n_groups: 4, ..Workload::from_jobs(jobs) }

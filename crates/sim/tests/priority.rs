@@ -91,17 +91,13 @@ fn a_job_larger_than_a_node_takes_the_cheapest_whole_nodes() {
 fn workload(rng: &mut Rng, types: u16) -> Workload {
     let n = 10 + rng.below(40) as u32;
     let jobs = (0..n)
-        .map(|id| Job {
-            id,
-            submit: rng.below(300) as i64 * 1000,
-            duration: 1000 + rng.below(90_000) as i64,
-            gpu_milli: [1000, 1000, 2000, 4000, 8000][rng.below(5) as usize],
-            cpu_milli: None,
-            user: 0,
-            vc: 0,
-            group: 0,
-            gpu_type: Some(rng.below(types as u64) as u16),
-            priority: u8::from(rng.below(3) == 0),
+        .map(|id| {
+            let submit = rng.below(300) as i64 * 1000;
+            let duration = 1000 + rng.below(90_000) as i64;
+            let gpu_milli = [1000, 1000, 2000, 4000, 8000][rng.below(5) as usize];
+            let gpu_type = Some(rng.below(types as u64) as u16);
+            let priority = u8::from(rng.below(3) == 0);
+            Job { gpu_type, priority, ..Job::new(id, submit, duration, gpu_milli) }
         })
         .collect();
     Workload::from_jobs(jobs)

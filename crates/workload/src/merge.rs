@@ -130,18 +130,7 @@ mod tests {
     use tracelab_sim::{simulate, Cluster, Job, Policy};
 
     fn job(id: u32, submit_s: i64, dur_s: i64, gpus: u32, user: u32) -> Job {
-        Job {
-            id,
-            submit: submit_s * 1000,
-            duration: dur_s * 1000,
-            gpu_milli: gpus * 1000,
-            cpu_milli: None,
-            user,
-            vc: 0,
-            group: 0,
-            gpu_type: None,
-            priority: 0,
-        }
+        Job { user, ..Job::new(id, submit_s * 1000, dur_s * 1000, gpus * 1000) }
     }
 
     /// Two step functions: a = 2 from t=0, 5 from t=10; b = 1 from t=5.

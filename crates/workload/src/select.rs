@@ -240,18 +240,7 @@ mod tests {
     use super::*;
 
     fn job(id: &str, submit_s: i64, dur_s: i64, gpus: u32) -> TraceJob {
-        let job = tracelab_sim::Job {
-            id: 0,
-            submit: submit_s * 1000,
-            duration: dur_s * 1000,
-            gpu_milli: gpus * 1000,
-            cpu_milli: None,
-            user: 0,
-            vc: 0,
-            group: 0,
-            gpu_type: None,
-            priority: 0,
-        };
+        let job = tracelab_sim::Job::new(0, submit_s * 1000, dur_s * 1000, gpus * 1000);
         TraceJob { job_id: id.into(), job, usage: tracelab_sim::Usage::default() }
     }
 

@@ -34,18 +34,7 @@ mod tests {
     use super::*;
 
     fn job(priority: u8) -> Job {
-        Job {
-            id: 0,
-            submit: 0,
-            duration: 1,
-            gpu_milli: 1000,
-            cpu_milli: None,
-            user: 0,
-            vc: 0,
-            group: 0,
-            gpu_type: None,
-            priority,
-        }
+        Job { priority, ..Job::new(0, 0, 1, 1000) }
     }
 
     #[test]

@@ -65,18 +65,7 @@ mod tests {
     use super::*;
 
     fn job(id: u32, group: u32) -> Job {
-        Job {
-            id,
-            submit: 0,
-            duration: 1,
-            gpu_milli: 1000,
-            cpu_milli: None,
-            user: 0,
-            vc: 0,
-            group,
-            gpu_type: None,
-            priority: 0,
-        }
+        Job { group, ..Job::new(id, 0, 1, 1000) }
     }
 
     /// Defaults before anything finished; then the group's mean (20 and 40

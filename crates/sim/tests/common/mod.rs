@@ -9,18 +9,7 @@ use tracelab_sim::{
 
 /// A job of user 0 / vc 0 / group 0, times in seconds, `gpus` may be fractional.
 pub fn job(id: u32, submit_s: i64, dur_s: i64, gpus: f64) -> Job {
-    Job {
-        id,
-        submit: submit_s * 1000,
-        duration: dur_s * 1000,
-        gpu_milli: (gpus * 1000.0).round() as u32,
-        cpu_milli: None,
-        user: 0,
-        vc: 0,
-        group: 0,
-        gpu_type: None,
-        priority: 0,
-    }
+    Job::new(id, submit_s * 1000, dur_s * 1000, (gpus * 1000.0).round() as u32)
 }
 
 /// The same with a user (also used as VC and group).

@@ -189,18 +189,7 @@ mod tests {
     fn job(id: &str, submit_ms: i64, duration_s: i64, gpus: u32) -> TraceJob {
         TraceJob {
             job_id: id.into(),
-            job: Job {
-                id: 0,
-                submit: submit_ms,
-                duration: duration_s * SECOND,
-                gpu_milli: gpus * 1000,
-                cpu_milli: None,
-                user: 0,
-                vc: 0,
-                group: 0,
-                gpu_type: None,
-                priority: 0,
-            },
+            job: Job::new(0, submit_ms, duration_s * SECOND, gpus * 1000),
             usage: Default::default(),
         }
     }
