@@ -194,6 +194,19 @@ mod tests {
         }
     }
 
+    /// Philly rows as the loader hands them over, every one read.
+    fn philly(jobs: Vec<TraceJob>) -> Loaded {
+        let rows = jobs.len() as u64;
+        Loaded {
+            source: "philly".into(),
+            unit: String::new(),
+            rows,
+            jobs,
+            names: Default::default(),
+            left_out: LeftOut::default(),
+        }
+    }
+
     #[test]
     fn keeps_hours_of_every_day_and_places_jobs_at_their_time_of_day() {
         // Philly's local time is America/Los_Angeles (UTC-7 in October
@@ -210,15 +223,7 @@ mod tests {
             job("d", at("2017-10-03T09:30:00Z"), 30, 1),
             job("e", at("2017-10-03T09:30:00Z"), 1000 * 3600, 2),
         ];
-        let loaded = Loaded {
-            source: "philly".into(),
-            unit: String::new(),
-            rows: 5,
-            jobs,
-            names: Default::default(),
-            left_out: LeftOut::default(),
-        };
-        let g = generate(loaded, Trace::Philly, &Recipe { jobs: 10, ..Recipe::default() }).unwrap();
+        let g = generate(philly(jobs), Trace::Philly, &Recipe { jobs: 10, ..Recipe::default() }).unwrap();
         let times: Vec<i64> = g.jobs.iter().map(|j| j.submit / SECOND).collect();
         assert_eq!(times, vec![1800, 25200]);
         assert_eq!(g.trace_ids, vec!["a", "b"]);
@@ -271,15 +276,7 @@ mod tests {
             // 01:30 = 5,400 s (elapsed time would give 00:30); 4 x 10 h = 40 GPU-h: large.
             job("after-spring-forward", at("2018-03-11T10:30:00Z"), 36_000, 4),
         ];
-        let loaded = Loaded {
-            source: "philly".into(),
-            unit: String::new(),
-            rows: jobs.len() as u64,
-            jobs,
-            names: Default::default(),
-            left_out: LeftOut::default(),
-        };
-        let g = generate(loaded, Trace::Philly, &Recipe { jobs: 160, ..Recipe::default() }).unwrap();
+        let g = generate(philly(jobs), Trace::Philly, &Recipe { jobs: 160, ..Recipe::default() }).unwrap();
         let got: Vec<(&str, i64, usize)> = g
             .jobs
             .iter()
