@@ -204,16 +204,11 @@ fn limits(args: &Args) -> anyhow::Result<schedule::Limits> {
 
 /// The stderr line of a report event (none for a run's start or stop).
 fn describe(e: &Event) -> Option<String> {
-    Some(match e {
-        Event::Missing { line } => format!("note: {line}"),
-        Event::Note { spec, figure: Some(figure), text } => format!("note: {spec}/{figure}: {text}"),
-        Event::Note { spec, figure: None, text } => format!("note: spec {spec}: {text}"),
-        Event::Ran { analysis, index, total, seconds, cached, .. } => {
-            let how = if *cached { "cached".to_string() } else { format!("{seconds:.1} s") };
-            format!("[{index:>2}/{total}] {analysis} ({how})")
-        }
-        Event::Started { .. } | Event::Stopped { .. } => return None,
-    })
+    if let Event::Ran { analysis, index, total, seconds, cached, .. } = e {
+        let how = if *cached { "cached".to_string() } else { format!("{seconds:.1} s") };
+        return Some(format!("[{index:>2}/{total}] {analysis} ({how})"));
+    }
+    e.note().map(|note| format!("note: {note}"))
 }
 
 /// The `--only` traces, checked against the store: naming only traces it

@@ -84,8 +84,11 @@ fn run(store: &Store, req: &Request, hook: Option<&Arc<Hook>>, notes: &Mutex<Vec
                 h.set(index as u64, total as u64);
             }
         }
-        Event::Started { .. } | Event::Stopped { .. } => {}
-        other => note(describe(&other)),
+        other => {
+            if let Some(text) = other.note() {
+                note(text);
+            }
+        }
     };
     let (files, stats) = report::generate(&plan, &events).context("report")?;
     if let Some(h) = hook {
@@ -104,17 +107,6 @@ fn run(store: &Store, req: &Request, hook: Option<&Arc<Hook>>, notes: &Mutex<Vec
     let opts = report::WriteOptions { wait: &wait, note: &told, crash_before_step: None };
     report::write(&req.out, &files, &opts)?;
     Ok((names, summary, counts, stats.skipped_specs, Vec::new(), None))
-}
-
-/// An event as the command words it on stderr (without `note: `).
-fn describe(e: &Event) -> String {
-    match e {
-        Event::Missing { line } => line.to_string(),
-        Event::Note { spec, figure: Some(figure), text } => format!("{spec}/{figure}: {text}"),
-        Event::Note { spec, figure: None, text } => format!("spec {spec}: {text}"),
-        Event::Ran { analysis, .. } | Event::Started { analysis, .. } => format!("ran {analysis}"),
-        Event::Stopped { run } => format!("run {run} stopped"),
-    }
 }
 
 /// `only`'s traces, checked against the store as `--only` is: naming only

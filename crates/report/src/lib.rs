@@ -140,6 +140,19 @@ pub enum Event<'a> {
     Stopped { run: usize },
 }
 
+impl Event<'_> {
+    /// The note this event is, worded as the command prints it after
+    /// `note: ` (and as Python's `ReportNote` carries it); None for progress.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Event::Missing { line } => Some((*line).to_string()),
+            Event::Note { spec, figure: Some(figure), text } => Some(format!("{spec}/{figure}: {text}")),
+            Event::Note { spec, figure: None, text } => Some(format!("spec {spec}: {text}")),
+            Event::Started { .. } | Event::Ran { .. } | Event::Stopped { .. } => None,
+        }
+    }
+}
+
 /// How the run went.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Stats {
