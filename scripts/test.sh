@@ -108,6 +108,11 @@ fi
 # ---- Lints ([workspace.lints] in Cargo.toml, clippy.toml): every warning
 # of every crate, tests included, is an error.
 say "clippy over the workspace"
+# A toolchain installed with rustup's minimal profile has no clippy.
+if ! cargo clippy --version >/dev/null 2>&1; then
+    command -v rustup >/dev/null 2>&1 && rustup component add clippy ||
+        die "cargo clippy not found: install it (rustup component add clippy) and run again"
+fi
 cargo clippy --locked --workspace --all-targets -- -D warnings ||
     die "clippy found warnings (above); fix them or, where the code is right, allow the lint on that item with a comment saying why"
 
