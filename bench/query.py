@@ -133,6 +133,9 @@ def duckdb_once(store, sql, params):
     start, cpu = time.perf_counter(), cpu_self()
     con = duckdb.connect()
     con.execute("SET TimeZone = 'UTC'")
+    # A query past 2 s draws a progress bar on stdout, where the new-process
+    # runs print their timing.
+    con.execute("SET enable_progress_bar = false")
     for name, rel in VIEWS.items():
         if (store / f"{rel}.parquet").exists():
             con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{store / rel}.parquet')")

@@ -42,8 +42,11 @@ pub fn purge_freed_memory_at_once() {
 /// an AcmeTrace ingest), then restores both. An ingest frees and allocates column buffers
 /// for every row group; returned to the system after the delay, each came
 /// back as fresh pages the kernel had to zero again, so keeping it trades
-/// some peak memory for much less kernel time (bench/ingest.py). The
-/// analyses keep the default: never purging raises a full report's peak
+/// some peak memory for much less kernel time (bench/ingest.py). A query
+/// runs the same way: its joins and groupings grow and free their buffers
+/// batch by batch, its memory is bounded by its own pool (`--memory-limit`),
+/// and even `SELECT 1` had the kernel zero a first 2 MB page (bench/query.py).
+/// The analyses keep the default: never purging raises a full report's peak
 /// by about a third.
 pub fn keeping_freed_memory<T>(work: impl FnOnce() -> T) -> T {
     // SAFETY: reading an option is a load of an integer.
@@ -63,9 +66,9 @@ pub fn keeping_freed_memory<T>(work: impl FnOnce() -> T) -> T {
 /// build, the analyses of a full report) pays for that in kernel time, with
 /// the same output bytes and about the same peak.
 ///
-/// Small work goes the other way (many more, smaller page faults cost more
-/// CPU than the zeroing saved), so `query`, ingest and the analyses that
-/// declare little memory keep them (bench/pai.py, bench/query.py).
+/// Small analyses go the other way (many more, smaller page faults cost
+/// more CPU than the zeroing saved), so the analyses that declare little
+/// memory keep them (bench/pai.py).
 pub fn without_huge_pages<T>(work: impl FnOnce() -> T) -> T {
     #[cfg(target_os = "linux")]
     {

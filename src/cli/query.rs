@@ -99,15 +99,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         super::out(&params::bind(&query, &given)?)?;
         return Ok(0);
     }
-    let store = args.store.open()?;
-    if let Some(only) = only_trace_for(&query, &given, &store) {
-        given.insert(TRACE.to_string(), only);
-    }
     let mut limits = Limits::default();
     if let Some(bytes) = args.memory_limit {
         limits.memory_limit = bytes;
     }
-    let answer = ask::answer(&store, &query, &given, limits)?;
+    let answer = crate::keeping_freed_memory(|| -> anyhow::Result<_> {
+        let store = args.store.open()?;
+        if let Some(only) = only_trace_for(&query, &given, &store) {
+            given.insert(TRACE.to_string(), only);
+        }
+        Ok(ask::answer(&store, &query, &given, limits)?)
+    })?;
     for note in &answer.notes {
         super::progress::note(note);
     }
