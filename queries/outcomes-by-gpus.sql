@@ -5,10 +5,15 @@
 -- tables: jobs
 -- param: trace all|pai|philly|helios|swf = all: one trace, or each of them
 
--- Jobs are counted per (trace, GPU bin, status) first, so the status names
--- are compared once per group instead of three times per job, and the bin is
--- labelled after the GROUP BY, one string per group instead of one per job.
-WITH per_status AS (
+-- Jobs are counted per (trace, GPUs requested, status) first: requests
+-- take far fewer values than there are jobs, so the bin's CASE, the status
+-- names' comparisons and the bin's label run once per group, not per job.
+WITH per_request AS (
+    SELECT trace, gpus_requested, status, COUNT(*) AS jobs
+    FROM jobs
+    WHERE $trace = 'all' OR trace = $trace
+    GROUP BY 1, 2, 3
+), per_status AS (
     SELECT
         trace,
         CASE
@@ -21,10 +26,8 @@ WITH per_status AS (
             ELSE 5
         END AS bin,
         status,
-        COUNT(*) AS jobs
-    FROM jobs
-    WHERE $trace = 'all' OR trace = $trace
-    GROUP BY 1, 2, 3
+        jobs
+    FROM per_request
 )
 SELECT
     trace,
