@@ -453,15 +453,3 @@ fn the_readme_examples_run() {
     }
     assert!(ran >= 9, "only {ran} examples found");
 }
-
-#[test]
-fn query_and_tables_help_match_their_snapshots() {
-    let dir = root().join("tests/snapshots");
-    for (name, verb) in [("help-query.txt", "query"), ("help-tables.txt", "tables")] {
-        let out = tracelab_ok(&[verb, "--help"]);
-        assert!(
-            snapshot_matches(&dir.join(name), &out),
-            "{verb} --help changed; review and run UPDATE_SNAPSHOTS=1 cargo test"
-        );
-    }
-}
