@@ -116,6 +116,9 @@ fi
 cargo clippy --locked --workspace --all-targets -- -D warnings ||
     die "clippy found warnings (above); fix them or, where the code is right, allow the lint on that item with a comment saying why"
 
+# Snapshot tests (insta) compare and never write: a changed output fails
+# the test instead of being accepted (docs/building.md "Snapshot tests").
+export INSTA_UPDATE=no CI=true
 cargo test --locked --workspace "$@"
 
 # ---- The Python package: wheel, install, pytest

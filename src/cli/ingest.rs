@@ -81,7 +81,7 @@ fn plan(args: &Args) -> anyhow::Result<Plan> {
     }
     let store = args.out.clone().unwrap_or_else(|| Plan::default_store(&dir));
     let limits = Limits { max_record_bytes: args.max_record_bytes, ..Limits::default() };
-    Ok(Plan { dir, store, force: args.force, limits })
+    Ok(Plan { dir, store, force: args.force, limits, crash: super::crash_hook() })
 }
 
 fn summary(report: &Report) -> String {

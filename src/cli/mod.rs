@@ -54,7 +54,6 @@ pub enum Command {
 
 /// Runs the CLI and returns the process exit code.
 pub fn main() -> i32 {
-    arm_crash_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -90,11 +89,11 @@ pub fn main() -> i32 {
 
 /// The tests of atomic publication kill ingest at every rename:
 /// `TRACELAB_TEST_CRASH_AT_RENAME=<n>` aborts the process just before the
-/// n-th ([`tracelab_store::fault`]). Not for users.
-fn arm_crash_hook() {
-    if let Some(n) = std::env::var("TRACELAB_TEST_CRASH_AT_RENAME").ok().and_then(|v| v.parse().ok()) {
-        tracelab_store::fault::crash_before_rename(n);
-    }
+/// n-th rename of an ingest's publication ([`tracelab_store::fault`]),
+/// handed to every ingest the CLI runs. Not for users.
+fn crash_hook() -> tracelab_ingest::CrashHook {
+    let n = std::env::var("TRACELAB_TEST_CRASH_AT_RENAME").ok().and_then(|v| v.parse().ok());
+    n.map_or_else(Default::default, tracelab_ingest::CrashHook::before_rename)
 }
 
 /// 2 for usage errors, 1 otherwise.

@@ -281,7 +281,7 @@ fn resolve_store(args: &Args) -> anyhow::Result<Store> {
         Some(store) => super::store::locate(store),
         None => IngestPlan::default_store(&dir),
     };
-    let plan = IngestPlan { store, dir, force: false, limits: Limits::default() };
+    let plan = IngestPlan { store, dir, force: false, limits: Limits::default(), crash: super::crash_hook() };
     super::store::ingest_then_open(&plan, args.quiet)
 }
 

@@ -40,7 +40,13 @@ pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
             "no --store given and no data-samples/ here; pass --store <store> (see `tracelab ingest --help`)".into(),
         )
     })?;
-    let plan = Plan { store: Plan::default_store(&dir), dir, force: false, limits: Limits::default() };
+    let plan = Plan {
+        store: Plan::default_store(&dir),
+        dir,
+        force: false,
+        limits: Limits::default(),
+        crash: super::crash_hook(),
+    };
     ingest_then_open(&plan, false)
 }
 

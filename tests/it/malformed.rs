@@ -2,6 +2,9 @@
 //! trace directory and an `expect.json` written by hand (by
 //! `tests/malformed/make_corpus.py`) with the exit code, the error text, and
 //! exactly which records are rejected (table, file, line, column, reason).
+//! Beside those independent expectations, one insta snapshot holds every
+//! case's whole outcome (exit code, stderr, the rejects' rows), so any
+//! change to a message shows up in review.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -66,7 +69,28 @@ fn balanced(store: &Path) {
     }
 }
 
-fn run_case(dir: &Path) -> Result<(), String> {
+/// A case's whole outcome as the snapshot shows it: the exit code, stderr
+/// (the temporary store and the corpus's folder replaced by placeholders)
+/// and every reject's row.
+fn outcome(
+    code: i32,
+    stderr: &str,
+    store: &Path,
+    input: &Path,
+    rejects: &[(String, String, i64, String, String)],
+) -> String {
+    let stderr = stderr.replace(s(store), "[STORE]").replace(s(input), "[INPUT]");
+    let mut out = format!("exit {code}\n");
+    for line in stderr.lines() {
+        out.push_str(&format!("stderr: {line}\n"));
+    }
+    for (table, file, line, column, reason) in rejects {
+        out.push_str(&format!("reject: {table} | {file} | {line} | {column} | {reason}\n"));
+    }
+    out
+}
+
+fn run_case(dir: &Path) -> Result<String, String> {
     let expect: Expect = serde_json::from_str(&std::fs::read_to_string(dir.join("expect.json")).unwrap()).unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let store = tmp.path().join("store");
@@ -102,7 +126,7 @@ fn run_case(dir: &Path) -> Result<(), String> {
         }
     }
     balanced(&store);
-    Ok(())
+    Ok(outcome(code, &stderr, &store, &input, &got))
 }
 
 #[test]
@@ -112,9 +136,16 @@ fn every_malformed_case_gives_its_documented_rejects_or_error() {
         std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
     cases.sort();
     assert!(cases.len() >= 15, "the corpus has {} cases", cases.len());
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|c| run_case(c).err().map(|e| format!("== {}\n{e}", c.file_name().unwrap().to_string_lossy())))
-        .collect();
+    let (mut failures, mut outcomes) = (Vec::new(), String::new());
+    for case in &cases {
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        match run_case(case) {
+            Ok(outcome) => outcomes.push_str(&format!("== {name}\n{outcome}\n")),
+            Err(e) => failures.push(format!("== {name}\n{e}")),
+        }
+    }
     assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    // The whole outcomes, case by case in name order, reviewed in the diff
+    // of tests/it/snapshots/ (docs/testing.md).
+    insta::assert_snapshot!("malformed_corpus", outcomes);
 }

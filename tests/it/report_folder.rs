@@ -45,6 +45,26 @@ fn a_folder_of_the_users_holding_a_summary_json_is_refused_untouched() {
     );
 }
 
+/// An empty marker (first markers appear whole, so no report is still
+/// writing it) is refused before any work, naming the file, untouched.
+#[test]
+fn an_empty_marker_is_refused_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let spec = small_spec(tmp.path(), "Small", "");
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join(MARKER), "").unwrap();
+    let (code, _, stderr) = report_into(&spec, &out, &[]);
+    assert_eq!(code, 2, "{stderr}");
+    let want = format!(
+        "error: {}: not a tracelab report marker (it should start with `tracelab report folder, format 1`); \
+         remove it or choose another --out\n",
+        out.join(MARKER).display()
+    );
+    assert_eq!(stderr, want);
+    assert_eq!(snapshot_tree(&out), [(MARKER.into(), Vec::new())]);
+}
+
 #[test]
 fn a_report_folder_someone_added_files_to_is_refused_untouched() {
     let tmp = tempfile::tempdir().unwrap();
@@ -245,8 +265,8 @@ fn a_report_killed_at_every_step_leaves_the_old_report_or_the_new_one() {
     }
 }
 
-/// Two reports into one folder at once: both succeed, one after the other,
-/// and the folder holds one of them whole. While another process holds the
+/// Two reports into one folder at once (new or existing): both succeed,
+/// one after the other, and the folder holds one of them whole. While another process holds the
 /// folder, a report waits (saying so) and changes nothing.
 #[test]
 fn two_reports_into_one_folder_take_turns() {
@@ -263,6 +283,11 @@ fn two_reports_into_one_folder_take_turns() {
     };
     let out = tmp.path().join("out");
     for round in 0..4 {
+        // Every other round into a folder that does not exist yet: both
+        // create it, one first marker wins and both use it.
+        if round % 2 == 0 {
+            let _ = std::fs::remove_dir_all(&out);
+        }
         let args = |spec: &Path| {
             vec!["report", "--store", s(sample_store()), "--spec", s(spec), "--out", s(&out), "-q"]
                 .into_iter()

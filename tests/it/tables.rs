@@ -48,7 +48,5 @@ fn one_table_shows_units_and_meaning() {
     assert_eq!(queue["unit"], "s");
     assert_eq!(queue["type"], "float64");
     assert!(queue["meaning"].as_str().unwrap().contains("first_start_time - submit_time"));
-    let (code, _, err) = tracelab(&["tables", "philly_job", "--store", s(store)]);
-    assert_eq!(code, 2, "{err}");
-    assert!(err.contains("no table `philly_job`") && err.contains("philly_jobs"), "{err}");
+    // An unknown name: outputs.rs holds the whole error as a snapshot.
 }

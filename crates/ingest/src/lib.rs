@@ -56,6 +56,7 @@ use source::stat_fingerprint;
 use source::{discover, sha256_file, TraceInputs};
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::Trace;
+pub use tracelab_store::fault::CrashHook;
 use tracelab_store::manifest::Digest256;
 use tracelab_store::publish::StoreWriter;
 
@@ -101,6 +102,9 @@ pub struct Plan {
     /// Re-ingest even when the inputs are unchanged.
     pub force: bool,
     pub limits: Limits,
+    /// The tests' crash hook for the publication ([`CrashHook`]); disarmed
+    /// unless the CLI arms it.
+    pub crash: CrashHook,
 }
 
 /// Bounds on what one record or one piece of metadata may cost, so that a
@@ -187,7 +191,7 @@ pub fn run(plan: &Plan, progress: Arc<dyn Progress>) -> Result<Report> {
         ));
     }
     let wait = |message: &str| progress.waiting(message);
-    let mut writer = StoreWriter::open(&plan.store, &wait)?;
+    let mut writer = StoreWriter::open(&plan.store, &wait)?.crash_hook(plan.crash);
     if !plan.force {
         if let Some(traces) = all_unchanged(&writer, &found.traces)? {
             if writer.unified_is_current() {

@@ -39,7 +39,8 @@ pub enum Replace {
 }
 
 /// `<pid>-<n>`: unique among the live processes of this machine and the
-/// calls of this one.
+/// calls of this one. The counter is process-wide on purpose: uniqueness
+/// within a process is what it is for, and it carries no other state.
 pub fn unique_suffix() -> String {
     static NEXT: AtomicU64 = AtomicU64::new(0);
     format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))

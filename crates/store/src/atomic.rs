@@ -25,10 +25,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Like [`write_atomic`] for the files of a publication: the rename is a
-/// crash point of the tests' fault hook ([`fault`]).
-pub(crate) fn publish_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
+/// crash point of the writer's fault hook ([`fault`]).
+pub(crate) fn publish_bytes(path: &Path, bytes: &[u8], renames: &fault::Renames) -> Result<()> {
     let tmp = write_temporary(path, bytes)?;
-    fault::rename(&tmp, path).inspect_err(|_| {
+    renames.rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
     })
 }

@@ -138,7 +138,9 @@ impl Drop for StoreLock {
     }
 }
 
-/// The locks this process holds: (lock file, mode).
+/// The locks this process holds: (lock file, mode). Process-wide on
+/// purpose: whether a lock would wait for this very process is a fact about
+/// the process (every open file of it), not about one caller's value.
 fn held() -> std::sync::MutexGuard<'static, Vec<(PathBuf, Mode)>> {
     static HELD: Mutex<Vec<(PathBuf, Mode)>> = Mutex::new(Vec::new());
     HELD.lock().unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -20,11 +20,12 @@ use tracelab_schema::error::{IoContext, Result};
 use tracelab_schema::{unified, Table, Trace};
 
 use crate::atomic::{publish_bytes, sync_dir, sync_file, unique_suffix, write_atomic};
+use crate::fault::{CrashHook, Renames};
 use crate::inspect::{inspect, UnifiedState};
+use crate::layout;
 use crate::lock::{Mode, StoreLock};
 use crate::manifest::{self, FileDigest, Manifest, StatEntry, StoreManifest, FORMAT_VERSION};
 use crate::parquet::Written;
-use crate::{fault, layout};
 
 /// A store opened for writing.
 pub struct StoreWriter {
@@ -32,6 +33,8 @@ pub struct StoreWriter {
     lock: StoreLock,
     /// Names this run's partial files.
     run: String,
+    /// Counts the publication renames for the tests' crash hook.
+    renames: Renames,
 }
 
 impl StoreWriter {
@@ -40,7 +43,15 @@ impl StoreWriter {
     pub fn open(root: &Path, wait: &dyn Fn(&str)) -> Result<StoreWriter> {
         std::fs::create_dir_all(root).at(root)?;
         let lock = StoreLock::acquire(root, Mode::Shared, wait)?;
-        Ok(StoreWriter { root: root.to_path_buf(), lock, run: unique_suffix() })
+        Ok(StoreWriter { root: root.to_path_buf(), lock, run: unique_suffix(), renames: Renames::default() })
+    }
+
+    /// Arms the tests' crash hook for this writer's publications
+    /// ([`crate::fault`]); a writer is disarmed unless told.
+    #[must_use]
+    pub fn crash_hook(mut self, hook: CrashHook) -> StoreWriter {
+        self.renames = Renames::new(hook);
+        self
     }
 
     /// Takes the lock exclusively, waiting for readers and other ingests.
@@ -165,7 +176,11 @@ impl Publication<'_> {
     pub fn commit_trace(self, mut manifest: Manifest, files: Vec<(Staged, Written)>) -> Result<Manifest> {
         let trace = self.trace.expect("a trace publication");
         manifest.files = self.move_into_place(files, Some(trace))?;
-        publish_bytes(&layout::manifest(&self.writer.root, Some(trace)), &manifest::to_bytes(&manifest))?;
+        publish_bytes(
+            &layout::manifest(&self.writer.root, Some(trace)),
+            &manifest::to_bytes(&manifest),
+            &self.writer.renames,
+        )?;
         self.finish();
         Ok(manifest)
     }
@@ -184,7 +199,7 @@ impl Publication<'_> {
             rows,
             files,
         };
-        publish_bytes(&layout::manifest(&self.writer.root, None), &manifest::to_bytes(&m))?;
+        publish_bytes(&layout::manifest(&self.writer.root, None), &manifest::to_bytes(&m), &self.writer.renames)?;
         self.finish();
         Ok(m)
     }
@@ -200,7 +215,7 @@ impl Publication<'_> {
         withdraw(&self.writer.root, trace)?;
         let mut digests = Vec::new();
         for ((staged, written), tail_sha256) in files.into_iter().zip(tails) {
-            fault::rename(&staged.path, &self.folder.join(&staged.file))?;
+            self.writer.renames.rename(&staged.path, &self.folder.join(&staged.file))?;
             digests.push(FileDigest { file: staged.file, bytes: written.bytes, sha256: written.sha256, tail_sha256 });
         }
         digests.sort_by(|a, b| a.file.cmp(&b.file));

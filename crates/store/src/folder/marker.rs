@@ -6,6 +6,7 @@
 //! symbolic link is an entry of its own, never followed.
 
 use std::collections::BTreeSet;
+use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
@@ -15,6 +16,25 @@ use super::Files;
 
 /// The marker's name inside a report folder.
 pub const MARKER: &str = ".tracelab-report";
+
+/// What the temporary name of a new folder's first marker starts with
+/// (then `<pid>-<n>`): it is written there whole, then linked to [`MARKER`],
+/// so no report ever sees a marker half written.
+const FIRST_PREFIX: &str = ".tracelab-report.first-";
+
+/// A temporary name for the first marker of the folder `dir`.
+pub fn first_temporary(dir: &Path) -> PathBuf {
+    dir.join(format!("{FIRST_PREFIX}{}", tracelab_schema::outfile::unique_suffix()))
+}
+
+/// Whether `name` is a first marker's temporary name: [`FIRST_PREFIX`] then
+/// exactly `<pid>-<n>`. One left by a report killed while creating the
+/// folder is tracelab's own: not foreign, removed with the folder.
+pub fn is_first_temporary(name: &OsStr) -> bool {
+    let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(FIRST_PREFIX)) else { return false };
+    let parts: Vec<&str> = rest.split('-').collect();
+    parts.len() == 2 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
 
 /// The marker's first line (its format).
 const HEADER: &str = "tracelab report folder, format 1";
@@ -127,7 +147,7 @@ pub fn foreign(dir: &Path, listed: &BTreeSet<PathBuf>) -> Result<Vec<String>> {
     let mut out = Vec::new();
     for e in walk(dir)? {
         match e {
-            Entry::File(p) if p == Path::new(MARKER) || listed.contains(&p) => {}
+            Entry::File(p) if p == Path::new(MARKER) || listed.contains(&p) || is_first_temporary(p.as_os_str()) => {}
             Entry::Folder(p) if parents.contains(p.as_path()) => {}
             Entry::File(p) => out.push(slashed(&p)),
             Entry::Folder(p) => out.push(format!("{}/", slashed(&p))),

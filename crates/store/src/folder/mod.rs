@@ -104,8 +104,6 @@ pub fn check_target(out: &Path) -> Result<()> {
     }
     let marker_path = out.join(MARKER);
     match std::fs::symlink_metadata(&marker_path) {
-        // An empty marker is one another report is writing (see `lock`).
-        Ok(m) if m.is_file() && m.len() == 0 => Ok(()),
         Ok(m) if m.is_file() => {
             let listed = marker::read(&open_marker(&marker_path)?, &marker_path)?;
             let foreign = marker::foreign(out, &listed)?;
@@ -203,21 +201,11 @@ impl Target {
     /// while this one waited).
     fn lock(&self, wait: &dyn Fn(&str), steps: &mut Steps) -> Result<Held> {
         let marker_path = self.path.join(MARKER);
-        let mut empty_looks = 0;
         loop {
             self.prepare(&marker_path, steps)?;
             let file = open_marker(&marker_path)?;
             take(&file, Lock::Exclusive, &marker_path, wait)?;
             if !same_file(&file, &marker_path) {
-                continue;
-            }
-            // Another report that has just created the folder writes its
-            // first marker unlocked: an empty one is being written, so look
-            // again for up to two seconds before calling it foreign.
-            if being_written(&file) && empty_looks < 200 {
-                empty_looks += 1;
-                drop(file);
-                std::thread::sleep(std::time::Duration::from_millis(10));
                 continue;
             }
             let listed = marker::read(&file, &marker_path)?;
@@ -248,10 +236,7 @@ impl Target {
             Err(_) if holds_more_than_a_marker(&self.path)? => Err(self.refuse(NOT_A_REPORT)),
             Err(_) => {
                 steps.point();
-                write_new(marker_path, marker::text(&Files::new()).as_bytes()).or_else(|e| match e {
-                    Error::Io { source, .. } if source.kind() == ErrorKind::AlreadyExists => Ok(()),
-                    e => Err(e),
-                })
+                create_first_marker(marker_path)
             }
         }
     }
@@ -302,23 +287,42 @@ fn build(dir: &Path, files: &Files, steps: &mut Steps) -> Result<File> {
     Ok(lock)
 }
 
-/// Whether `dir` holds anything besides a marker. A folder whose marker was
-/// missing a moment ago may hold one now: another report creating the
-/// folder writes it between our two looks, and that folder is a report, not
-/// a foreign one (two reports started at once into a new folder).
+/// Whether `dir` holds anything besides a marker (or a first marker's
+/// temporary file). A folder whose marker was missing a moment ago may hold
+/// one now: another report creating the folder links it between our two
+/// looks, and that folder is a report, not a foreign one (two reports
+/// started at once into a new folder).
 fn holds_more_than_a_marker(dir: &Path) -> Result<bool> {
     for entry in std::fs::read_dir(dir).at(dir)? {
-        if entry.at(dir)?.file_name() != MARKER {
+        let name = entry.at(dir)?.file_name();
+        if name != MARKER && !marker::is_first_temporary(&name) {
             return Ok(true);
         }
     }
     Ok(false)
 }
 
-/// Whether a marker is still empty: created by another report's first
-/// `write_new` and not yet written.
-fn being_written(file: &File) -> bool {
-    file.metadata().is_ok_and(|m| m.len() == 0)
+/// Creates a new folder's first marker (listing nothing) so that it
+/// appears whole: written and flushed under a temporary name, then
+/// hard-linked to its name, which fails if another report's marker got
+/// there first; theirs is as good, so it is used instead.
+fn create_first_marker(marker_path: &Path) -> Result<()> {
+    let dir = marker_path.parent().unwrap_or(Path::new("."));
+    let tmp = marker::first_temporary(dir);
+    let linked = write_new(&tmp, marker::text(&Files::new()).as_bytes())
+        .and_then(|()| std::fs::hard_link(&tmp, marker_path).at(marker_path));
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {
+            sync_dir(dir);
+            Ok(())
+        }
+        // Another report's marker won the race (AlreadyExists), or that
+        // report swapped the folder away meanwhile (our temporary file went
+        // with it): what counts is that a marker is there now.
+        Err(_) if std::fs::symlink_metadata(marker_path).is_ok_and(|m| m.is_file()) => Ok(()),
+        Err(e) => Err(e),
+    }
 }
 
 /// Writes a file that must not exist yet (never through a link), flushed.

@@ -94,6 +94,7 @@ pub fn remove_written(dir: &Path, steps: &mut Steps, note: &dyn Fn(&str)) -> Res
     for rel in folders.into_iter().filter(|p| !p.as_os_str().is_empty()) {
         let _ = std::fs::remove_dir(dir.join(rel));
     }
+    remove_first_temporaries(dir);
     remove_if_file(&marker_path, steps)?;
     steps.point();
     match std::fs::remove_dir(dir) {
@@ -105,6 +106,17 @@ pub fn remove_written(dir: &Path, steps: &mut Steps, note: &dyn Fn(&str)) -> Res
                 dir.display()
             ));
             Ok(())
+        }
+    }
+}
+
+/// Removes the first markers' temporary files a report killed while
+/// creating the folder left in it ([`marker::is_first_temporary`]).
+fn remove_first_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        if marker::is_first_temporary(&e.file_name()) && e.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(e.path());
         }
     }
 }

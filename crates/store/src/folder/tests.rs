@@ -161,3 +161,80 @@ fn check_reports_links_without_following_them() {
     #[cfg(unix)]
     assert!(diffs.contains(&"differs: a.svg (not a regular file)".to_string()), "{diffs:?}");
 }
+
+/// Reports started at once into a folder that does not exist yet all
+/// succeed (none sees a half-written first marker and calls the folder
+/// foreign), and the folder holds one of them whole.
+#[test]
+fn reports_racing_into_a_new_folder_all_succeed() {
+    let tmp = tempfile::tempdir().unwrap();
+    for round in 0..20 {
+        let out = tmp.path().join(format!("out-{round}"));
+        let start = std::sync::Barrier::new(4);
+        let results: Vec<_> = std::thread::scope(|s| {
+            let racers: Vec<_> = (0..4)
+                .map(|i| {
+                    let (out, start) = (&out, &start);
+                    s.spawn(move || {
+                        start.wait();
+                        publish(out, &files(&[("index.html", &i.to_string())]), &quiet()).map_err(|e| e.to_string())
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().unwrap()).collect()
+        });
+        assert!(results.iter().all(Result::is_ok), "round {round}: {results:?}");
+        let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+        let want = marker::text(&files(&[("index.html", "")]));
+        assert_eq!(tree(&out), [(MARKER.to_string(), want), ("index.html".to_string(), index)]);
+    }
+    let left: Vec<String> = names(tmp.path()).into_iter().filter(|n| !n.starts_with("out-")).collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A report killed while creating a folder's first marker leaves its
+/// temporary file: the folder is still tracelab's (checked and published
+/// into), and the next report removes the file with the old folder.
+#[test]
+fn a_first_markers_leftover_temporary_is_not_foreign_and_is_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let leftover = || marker::first_temporary(Path::new("")).to_string_lossy().into_owned();
+    // Killed before the link: a folder holding only the temporary file.
+    let fresh = tmp.path().join("fresh");
+    std::fs::create_dir(&fresh).unwrap();
+    std::fs::write(fresh.join(leftover()), marker::text(&Files::new())).unwrap();
+    // Killed after the link: a marker and the temporary file.
+    let linked = tmp.path().join("linked");
+    publish(&linked, &files(&[("index.html", "0")]), &quiet()).unwrap();
+    std::fs::write(linked.join(leftover()), marker::text(&Files::new())).unwrap();
+    for out in [&fresh, &linked] {
+        check_target(out).unwrap();
+        publish(out, &files(&[("index.html", "1")]), &quiet()).unwrap();
+        assert_eq!(names(out), [MARKER, "index.html"], "{}", out.display());
+    }
+    assert_eq!(names(tmp.path()), ["fresh", "linked"], "nothing left beside the folders");
+    // A name that only looks like one is the user's.
+    std::fs::write(linked.join(".tracelab-report.first-notes"), "mine").unwrap();
+    let err = check_target(&linked).unwrap_err().to_string();
+    assert!(err.contains("holds files tracelab did not write: .tracelab-report.first-notes"), "{err}");
+}
+
+/// An empty marker is not one a report is still writing (first markers
+/// appear whole): it is refused, naming the file, by the check and by
+/// the publication, and nothing is touched.
+#[test]
+fn an_empty_marker_is_refused_naming_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join(MARKER), "").unwrap();
+    let want = format!(
+        "{}: not a tracelab report marker (it should start with `tracelab report folder, format 1`); \
+         remove it or choose another --out",
+        out.join(MARKER).display()
+    );
+    assert_eq!(check_target(&out).unwrap_err().to_string(), want);
+    assert_eq!(publish(&out, &files(&[("index.html", "1")]), &quiet()).unwrap_err().to_string(), want);
+    assert_eq!(names(&out), [MARKER]);
+    assert_eq!(std::fs::read(out.join(MARKER)).unwrap(), b"");
+}
