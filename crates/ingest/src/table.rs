@@ -1,7 +1,10 @@
 //! One canonical table being ingested: its writer, its unique-key guard and
 //! its record accounting (records in = written + rejected).
 
-use polars::prelude::PlHashSet;
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::{Entry, HashTable};
+use polars::prelude::PlRandomState;
 
 use super::record::Fault;
 use super::rejects::{Rejects, RejectsPart};
@@ -11,15 +14,22 @@ use tracelab_schema::Table;
 use tracelab_store::manifest::Counts;
 use tracelab_store::publish::Staged;
 
-/// Remembers the keys seen so far and refuses repeats. A key is kept as one
-/// string, each part preceded by its length (`3:a,b1:c`), in a foldhash set
-/// (SipHash and per-row allocations showed up at 5 % of PAI ingest time).
-/// The lengths make the encoding unambiguous: joined with a separator,
-/// `("a\x1fb", "c")` and `("a", "b\x1fc")` were the same key.
+/// Remembers the keys seen so far and refuses repeats. Every kept key is
+/// appended to one arena of bytes, each part preceded by its length as 8
+/// bytes (so `("a\x1fb", "c")` and `("a", "b\x1fc")` differ); the hash
+/// table holds only each key's number, with its hash and place on the side.
+/// A set of boxed strings cost a heap allocation per key, a pointer chase
+/// per probe and a re-hash of every key when it grew; with a million keys,
+/// every probe is a cache miss, so the table is kept small (8 bytes a key).
 struct KeyGuard {
     columns: Vec<usize>,
     names: Vec<&'static str>,
-    seen: PlHashSet<Box<str>>,
+    hasher: PlRandomState,
+    /// Numbers into `keys`.
+    seen: HashTable<usize>,
+    /// (hash, start in `arena`, length) of every kept key.
+    keys: Vec<(u64, usize, usize)>,
+    arena: Vec<u8>,
 }
 
 impl KeyGuard {
@@ -32,51 +42,81 @@ impl KeyGuard {
             .iter()
             .map(|k| table.columns.iter().position(|c| c.name == *k).expect("key column exists"))
             .collect();
-        Some(KeyGuard { columns, names: table.key.to_vec(), seen: PlHashSet::default() })
+        Some(KeyGuard {
+            columns,
+            names: table.key.to_vec(),
+            hasher: PlRandomState::default(),
+            seen: HashTable::new(),
+            keys: Vec::new(),
+            arena: Vec::new(),
+        })
     }
 
-    /// Writes the key of `row` into `key` (cleared first), so that checking
-    /// a row allocates only for a key that is kept.
-    fn key_of(&self, row: &[Value<'_>], key: &mut String) {
-        use std::fmt::Write;
+    /// Writes the key of `row` into `key` (cleared first).
+    fn key_of(&self, row: &[Value<'_>], key: &mut Vec<u8>) {
         key.clear();
         for &i in &self.columns {
-            let text = match row[i] {
-                Value::Str(s) => std::borrow::Cow::Borrowed(s),
-                other => other.key_text().into(),
+            let mut part = |text: &[u8]| {
+                key.extend_from_slice(&(text.len() as u64).to_le_bytes());
+                key.extend_from_slice(text);
             };
-            // Writing into a String cannot fail.
-            let _ = write!(key, "{}:{text}", text.len());
+            match row[i] {
+                Value::Str(s) => part(s.as_bytes()),
+                other => part(other.key_text().as_bytes()),
+            }
         }
+    }
+
+    fn known(&self, hash: u64, key: &[u8]) -> bool {
+        self.seen.find(hash, |&i| same(&self.keys, &self.arena, i, hash, key)).is_some()
+    }
+
+    /// Keeps `key` unless it is known; says whether it was new. One probe
+    /// of the table.
+    fn insert(&mut self, hash: u64, key: &[u8]) -> bool {
+        let KeyGuard { seen, keys, arena, .. } = self;
+        let entry = seen.entry(hash, |&i| same(keys, arena, i, hash, key), |&i| keys[i].0);
+        match entry {
+            Entry::Occupied(_) => false,
+            Entry::Vacant(slot) => {
+                slot.insert(keys.len());
+                keys.push((hash, arena.len(), key.len()));
+                arena.extend_from_slice(key);
+                true
+            }
+        }
+    }
+
+    /// Accepts the keys of all `rows` or none of them.
+    fn check(&mut self, rows: &[Value<'_>], width: usize) -> Result<(), Fault> {
+        let mut key = Vec::new();
+        if rows.len() == width {
+            // One row, the common case: no list of fresh keys.
+            self.key_of(rows, &mut key);
+            let hash = self.hasher.hash_one(&key);
+            if !self.insert(hash, &key) {
+                return Err(self.duplicate(rows));
+            }
+            return Ok(());
+        }
+        let mut fresh: Vec<(u64, Vec<u8>)> = Vec::with_capacity(rows.len() / width.max(1));
+        for row in rows.chunks(width) {
+            self.key_of(row, &mut key);
+            let hash = self.hasher.hash_one(&key);
+            if self.known(hash, &key) || fresh.iter().any(|(h, k)| *h == hash && *k == key) {
+                return Err(self.duplicate(row));
+            }
+            fresh.push((hash, key.clone()));
+        }
+        for (hash, key) in fresh {
+            self.insert(hash, &key);
+        }
+        Ok(())
     }
 
     /// The key's parts joined by commas, for the reject.
     fn shown(&self, row: &[Value<'_>]) -> String {
         self.columns.iter().map(|&i| row[i].key_text()).collect::<Vec<_>>().join(",")
-    }
-
-    /// Accepts the keys of all `rows` or none of them.
-    fn check(&mut self, rows: &[Value<'_>], width: usize) -> Result<(), Fault> {
-        let mut key = String::new();
-        if rows.len() == width {
-            // One row, the common case: no list of fresh keys.
-            self.key_of(rows, &mut key);
-            if self.seen.contains(key.as_str()) {
-                return Err(self.duplicate(rows));
-            }
-            self.seen.insert(key.into_boxed_str());
-            return Ok(());
-        }
-        let mut fresh: Vec<Box<str>> = Vec::with_capacity(rows.len() / width.max(1));
-        for row in rows.chunks(width) {
-            self.key_of(row, &mut key);
-            if self.seen.contains(key.as_str()) || fresh.iter().any(|k| **k == *key) {
-                return Err(self.duplicate(row));
-            }
-            fresh.push(key.as_str().into());
-        }
-        self.seen.extend(fresh);
-        Ok(())
     }
 
     fn duplicate(&self, row: &[Value<'_>]) -> Fault {
@@ -86,6 +126,12 @@ impl KeyGuard {
             "duplicate key; expected each key once (the first occurrence was kept)",
         )
     }
+}
+
+/// Whether kept key number `i` is `key` (of hash `hash`).
+fn same(keys: &[(u64, usize, usize)], arena: &[u8], i: usize, hash: u64, key: &[u8]) -> bool {
+    let (h, at, len) = keys[i];
+    h == hash && &arena[at..at + len] == key
 }
 
 pub struct TableIngest {
