@@ -46,6 +46,14 @@ pub fn unique_suffix() -> String {
     format!("{}-{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
+/// Whether `s` is exactly a name part [`unique_suffix`] makes: digits, a
+/// dash, digits (how the store tells its own temporary names from a user's).
+pub fn is_unique_suffix(s: &[u8]) -> bool {
+    let mut parts = s.split(|b| *b == b'-');
+    let digits = |p: Option<&[u8]>| p.is_some_and(|p| !p.is_empty() && p.iter().all(u8::is_ascii_digit));
+    digits(parts.next()) && digits(parts.next()) && parts.next().is_none()
+}
+
 /// A hidden temporary name beside `path` (`.<name>.<pid>-<n>.tmp`).
 pub fn temporary(path: &Path) -> PathBuf {
     let mut name = OsString::from(".");
@@ -273,6 +281,15 @@ pub fn sync_dir(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_unique_suffix_is_exactly_digits_dash_digits() {
+        assert!(is_unique_suffix(unique_suffix().as_bytes()));
+        assert!(is_unique_suffix(b"12-0"));
+        for not in [&b""[..], b"12", b"12-", b"-3", b"1-2-3", b"1a-2", b"1-2 ", b"12_3"] {
+            assert!(!is_unique_suffix(not), "{:?}", String::from_utf8_lossy(not));
+        }
+    }
 
     fn names(dir: &Path) -> Vec<String> {
         let mut v: Vec<String> =

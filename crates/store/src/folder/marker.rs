@@ -31,9 +31,8 @@ pub fn first_temporary(dir: &Path) -> PathBuf {
 /// exactly `<pid>-<n>`. One left by a report killed while creating the
 /// folder is tracelab's own: not foreign, removed with the folder.
 pub fn is_first_temporary(name: &OsStr) -> bool {
-    let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(FIRST_PREFIX)) else { return false };
-    let parts: Vec<&str> = rest.split('-').collect();
-    parts.len() == 2 && parts.iter().all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+    let Some(rest) = name.as_encoded_bytes().strip_prefix(FIRST_PREFIX.as_bytes()) else { return false };
+    tracelab_schema::outfile::is_unique_suffix(rest)
 }
 
 /// The marker's first line (its format).

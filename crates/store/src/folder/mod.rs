@@ -191,8 +191,7 @@ impl Target {
         let (name, prefix) = (name.as_encoded_bytes(), self.prefix());
         let Some(rest) = name.strip_prefix(prefix.as_encoded_bytes()) else { return false };
         let Some(rest) = rest.strip_prefix(b"new-").or_else(|| rest.strip_prefix(b"old-")) else { return false };
-        let parts: Vec<&[u8]> = rest.split(|b| *b == b'-').collect();
-        parts.len() == 2 && parts.iter().all(|p| !p.is_empty() && p.iter().all(u8::is_ascii_digit))
+        tracelab_schema::outfile::is_unique_suffix(rest)
     }
 
     /// Takes the folder's lock: creates the folder (and its marker, when it
