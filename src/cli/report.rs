@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 
-use tracelab_ingest::{Limits, Plan as IngestPlan};
+use tracelab_ingest::Plan as IngestPlan;
 use tracelab_report::{self as report, schedule, Event, Formats, Plan, Spec};
 use tracelab_schema::error::Error;
 use tracelab_schema::Trace;
@@ -281,7 +281,7 @@ fn resolve_store(args: &Args) -> anyhow::Result<Store> {
         Some(store) => super::store::locate(store),
         None => IngestPlan::default_store(&dir),
     };
-    let plan = IngestPlan { store, dir, force: false, limits: Limits::default(), crash: super::crash_hook() };
+    let plan = IngestPlan { crash: super::crash_hook(), ..IngestPlan::new(dir, store) };
     super::store::ingest_then_open(&plan, args.quiet)
 }
 

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use tracelab_ingest::{self as ingest, Limits, Plan};
+use tracelab_ingest::{self as ingest, Plan};
 use tracelab_schema::error::Error;
 use tracelab_store::Store;
 
@@ -40,13 +40,8 @@ pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
             "no --store given and no data-samples/ here; pass --store <store> (see `tracelab ingest --help`)".into(),
         )
     })?;
-    let plan = Plan {
-        store: Plan::default_store(&dir),
-        dir,
-        force: false,
-        limits: Limits::default(),
-        crash: super::crash_hook(),
-    };
+    let store = Plan::default_store(&dir);
+    let plan = Plan { crash: super::crash_hook(), ..Plan::new(dir, store) };
     ingest_then_open(&plan, false)
 }
 

@@ -127,6 +127,12 @@ impl Default for Limits {
 }
 
 impl Plan {
+    /// An ingest of `dir` into `store` as a plain `tracelab ingest` runs it:
+    /// not forced, the default limits, the crash hook disarmed.
+    pub fn new(dir: PathBuf, store: PathBuf) -> Plan {
+        Plan { dir, store, force: false, limits: Limits::default(), crash: CrashHook::default() }
+    }
+
     /// The default store of a trace directory.
     pub fn default_store(dir: &Path) -> PathBuf {
         dir.join(".tracelab")

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::Context;
 use pyo3::prelude::*;
 
-use tracelab_ingest::{CrashHook, Limits, Plan, Report, TraceResult};
+use tracelab_ingest::{Limits, Plan, Report, TraceResult};
 use tracelab_schema::error::Error;
 
 use crate::errors::{to_py, TracelabError};
@@ -50,7 +50,7 @@ pub fn ingest(
         return Err(to_py(e));
     }
     let store = store.unwrap_or_else(|| Plan::default_store(&dir));
-    let (store, report, notes) = run(py, &Plan { dir, store, force, limits, crash: CrashHook::default() }, progress)?;
+    let (store, report, notes) = run(py, &Plan { force, limits, ..Plan::new(dir, store) }, progress)?;
     let rejected = report.total_rejects();
     if strict && rejected > 0 {
         let mut text = format!("strict: {rejected} record(s) rejected");
@@ -68,13 +68,8 @@ pub fn ingest(
 pub fn bundled(py: Python<'_>, progress: Option<Py<PyAny>>) -> PyResult<Ingested> {
     let dir = bundled_samples()
         .ok_or_else(|| to_py(Error::Usage("no store given and no data-samples/ here; pass the store's path".into())))?;
-    let plan = Plan {
-        store: Plan::default_store(&dir),
-        dir,
-        force: false,
-        limits: Limits::default(),
-        crash: CrashHook::default(),
-    };
+    let store = Plan::default_store(&dir);
+    let plan = Plan::new(dir, store);
     run(py, &plan, progress).map(|(store, _, notes)| (store, notes))
 }
 
