@@ -128,4 +128,11 @@ rm -rf target/wheels
     die "maturin could not build the Python wheel (its message is above)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/tracelab-*.whl ||
     die "installing the tracelab wheel into $VENV failed (pip's message is above)"
-PYTHONDONTWRITEBYTECODE=1 TRACELAB_BIN="$PWD/target/debug/tracelab" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests
+# The binary cargo test built: under CARGO_TARGET_DIR when it is set (.ci/run
+# points it at a cache folder outside the checkout), else under target/.
+TARGET_DIR="$(cargo metadata --locked --format-version 1 --no-deps |
+    "$PY" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')" ||
+    die "cargo metadata could not name the build folder (its message is above)"
+[ -x "$TARGET_DIR/debug/tracelab" ] ||
+    die "$TARGET_DIR/debug/tracelab not found after cargo test: the Python tests compare the package with it"
+PYTHONDONTWRITEBYTECODE=1 TRACELAB_BIN="$TARGET_DIR/debug/tracelab" "$VENV/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests
