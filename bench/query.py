@@ -4,6 +4,7 @@ the three traces with --store), in the same run.
 
 Usage:
   python3 bench/query.py [--scale S] [--tracelab PATH] [--work DIR] [--repeat N] [--store STORE]
+                         [--only TEXT]
 
 Generates a synthetic PAI trace (`tracelab synth pai --scale S --seed 1`, default 1.0 = full
 size, about 3.8 GB of CSV) under --work (default target/bench, shared with bench/ingest.py) and
@@ -25,7 +26,8 @@ timed from after `import duckdb`) and give tracelab's CPU ratio to that: every t
 new process, whose memory the kernel must zero as it first touches it, and so is each of these
 DuckDB runs. A named query whose CPU ratio to DuckDB in a new process is above 1.0 (issue 35's
 target) is flagged "> 1.0x" in its line and listed at the end, as are the named queries the store
-cannot answer.
+cannot answer. --only TEXT measures only the queries whose label contains TEXT (repeatable; `SELECT 1`
+is always measured).
 Full scale: build the release binary (cargo build --release), run bench/report.py (which leaves the
 three full-scale traces ingested in target/bench/report-store), then
 `python3 bench/query.py --store target/bench/report-store` for every named query, or plain
@@ -218,6 +220,8 @@ def main():
     ap.add_argument("--work", type=Path, default=ROOT / "target/bench")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--store", type=Path, help="an existing store (default: the synthetic PAI one at --scale)")
+    ap.add_argument("--only", action="append", default=[], metavar="TEXT",
+                    help="measure only the queries whose label contains TEXT (repeatable)")
     args = ap.parse_args()
     if not args.tracelab.exists():
         sys.exit(f"{args.tracelab} not found: run `cargo build --release` first")
@@ -233,7 +237,10 @@ def main():
     start_up(args, store)
     adhoc_dir = args.work / "adhoc-queries"
     adhoc_dir.mkdir(exist_ok=True)
+    wanted = lambda label: not args.only or any(t in label for t in args.only)
     for label, sql in (ADHOC.items() if has_pai else []):
+        if not wanted(label):
+            continue
         path = adhoc_dir / (label.split(":")[1].strip().replace(" ", "-").replace(",", "") + ".sql")
         path.write_text(sql)
         cmd = [args.tracelab, "query", "-f", path, "--store", store, "--format", "csv"]
@@ -246,6 +253,8 @@ def main():
         bound = {k: (int(v) if k in INT_PARAMS else v) for k, v in {**header, **params}.items()}
         # Every choice the run made, defaults included (the numbers are top-N sizes).
         label = name + "".join(f" {k}={v}" for k, v in bound.items() if k not in INT_PARAMS)
+        if not wanted(label):
+            continue
         why = missing(store, sql, bound)
         if why:
             skipped.append(f"{label} (no {why})")
