@@ -232,4 +232,48 @@ mod tests {
         assert!(!std::path::Path::new(&format!("{p}.out")).exists());
         assert_eq!(unguarded("SELECT 1 AS x"), None);
     }
+
+    /// `sql` (one value) in a session over no tables: the value as text and
+    /// the optimized plan.
+    fn value_and_plan(sql: &str) -> (String, String) {
+        let limits = Limits { memory_limit: 64 << 20, ..Limits::default() };
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(async {
+            let ctx = context(Arc::new(Vec::new()), &limits).unwrap();
+            let frame = ctx.sql(sql).await.unwrap();
+            let plan = format!("{}", frame.clone().into_optimized_plan().unwrap().display_indent());
+            let batches = frame.collect().await.unwrap();
+            let value = datafusion::arrow::util::display::array_value_to_string(batches[0].column(0), 0).unwrap();
+            (value, plan)
+        })
+    }
+
+    /// A time in UTC or without a zone plus or minus an interval of days
+    /// and smaller units is computed as a duration (no interval left in the
+    /// plan), giving the instant worked out by hand; an interval of months,
+    /// or a time in a zone with its own calendar, keeps DataFusion's
+    /// interval arithmetic.
+    #[test]
+    fn an_interval_without_months_is_added_to_a_utc_time_as_a_duration() {
+        let utc = "arrow_cast(TIMESTAMP '2024-03-10 23:30:00', 'Timestamp(Microsecond, Some(\"UTC\"))')";
+        let naive = "arrow_cast(TIMESTAMP '2024-03-10 23:30:00', 'Timestamp(Second, None)')";
+        let shanghai = "arrow_cast(TIMESTAMP '2024-03-10 23:30:00', 'Timestamp(Microsecond, Some(\"Asia/Shanghai\"))')";
+        // From a row, so that the optimizer does not fold the sum away.
+        let row = |time: &str, interval: &str| format!("SELECT t {interval} FROM (VALUES ({time})) AS v(t)");
+        for (sql, value, rewritten) in [
+            (row(utc, "+ INTERVAL '8 hours'"), "2024-03-11T07:30:00Z", true),
+            (row(utc, "- INTERVAL '1 day 30 minutes'"), "2024-03-09T23:00:00Z", true),
+            (row(utc, "+ INTERVAL '0.25 seconds'"), "2024-03-10T23:30:00.250Z", true),
+            (row(naive, "+ INTERVAL '2 days 1 hour'"), "2024-03-13T00:30:00", true),
+            // Half a second does not divide into whole seconds.
+            (row(naive, "+ INTERVAL '0.5 seconds'"), "2024-03-10T23:30:00", false),
+            (row(utc, "+ INTERVAL '1 month'"), "2024-04-10T23:30:00Z", false),
+            (row(shanghai, "+ INTERVAL '1 day'"), "2024-03-11T23:30:00+08:00", false),
+        ] {
+            let (got, plan) = value_and_plan(&sql);
+            assert_eq!(got, value, "{sql}");
+            // The result keeps the name the query wrote: only the sum shows a duration.
+            assert_eq!(plan.contains("t + Duration") || plan.contains("t - Duration"), rewritten, "{sql}\n{plan}");
+        }
+    }
 }
