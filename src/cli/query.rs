@@ -104,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         limits.memory_limit = bytes;
     }
     let answer = crate::keeping_freed_memory(|| -> anyhow::Result<_> {
-        let store = args.store.open()?;
+        let store = args.store.open_for_query()?;
         if let Some(only) = only_trace_for(&query, &given, &store) {
             given.insert(TRACE.to_string(), only);
         }

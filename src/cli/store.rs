@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use tracelab_ingest::{self as ingest, Plan};
 use tracelab_schema::error::Error;
-use tracelab_store::Store;
+use tracelab_store::{Store, Tails};
 
 /// `--store`, declared once for the verbs that read a store.
 #[derive(Debug, Clone, clap::Args)]
@@ -26,6 +26,15 @@ impl StoreArg {
     /// [`resolve`]s the store.
     pub fn open(&self) -> anyhow::Result<Store> {
         resolve(self.store.as_ref())
+    }
+
+    /// [`StoreArg::open`] for `query`, which compares a table's file with
+    /// its manifest only when the statement reads it ([`Tails::OnUse`]).
+    pub fn open_for_query(&self) -> anyhow::Result<Store> {
+        match &self.store {
+            Some(path) => Ok(Store::open_checking(locate(path), &super::progress::note, Tails::OnUse)?),
+            None => resolve(None),
+        }
     }
 }
 

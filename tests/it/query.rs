@@ -373,6 +373,34 @@ fn parquet_output_reads_back_and_needs_a_file() {
     assert!(!dir.path().join("-").exists());
 }
 
+/// A table file changed after ingest (same size, other last bytes) stops
+/// the queries that read it, with the message a store open gives, and no
+/// other: the query compares only the files of the tables it names.
+#[test]
+fn a_changed_table_file_stops_only_the_queries_that_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    copy_dir(sample_store(), &store);
+    let path = store.join("helios/vc_gpus.parquet");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 10;
+    bytes[last] ^= 1;
+    std::fs::write(&path, bytes).unwrap();
+    let run = |sql: &str| tracelab(&["query", "--store", s(&store), sql, "--format", "csv"]);
+    assert_eq!(run("SELECT 1 AS x"), (0, "x\n1\n".to_string(), String::new()));
+    let (code, out, _) = run("SELECT count(*) AS n FROM helios_jobs WHERE cluster = 'Venus'");
+    assert_eq!((code, out.lines().next()), (0, Some("n")));
+    let (code, out, err) = run("SELECT * FROM helios_vc_gpus");
+    assert_eq!((code, out.as_str()), (1, ""), "{err}");
+    let file = path.display().to_string();
+    assert!(err.contains(&format!("helios: {file} differs from the file its manifest lists: changed after ingest")), "{err}");
+    assert!(err.contains("re-ingest with `tracelab ingest"), "{err}");
+    // `tables` reads every table: it refuses the store.
+    let (code, _, err) = tracelab(&["tables", "--store", s(&store)]);
+    assert_ne!(code, 0);
+    assert!(err.contains("vc_gpus.parquet differs"), "{err}");
+}
+
 #[test]
 fn a_closed_pipe_exits_0() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_tracelab"))

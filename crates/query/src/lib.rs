@@ -223,7 +223,7 @@ impl std::error::Error for QueryError {}
 fn every_schema_table() -> Vec<StoredTable> {
     tracelab_schema::all_tables()
         .into_iter()
-        .map(|table| StoredTable { table, path: std::path::PathBuf::from("/nonexistent") })
+        .map(|table| StoredTable { table, path: std::path::PathBuf::from("/nonexistent"), tail_check: None })
         .collect()
 }
 

@@ -3,7 +3,9 @@
 //! tables a statement names, CTEs resolved first), and becomes a Parquet
 //! scan of the store's file.
 //!
-//! The schema is read from the file's footer here (no data page is read),
+//! A table's file is compared with its manifest's tail digest when it is
+//! looked up ([`StoredTable::check`]: the query opens the store with
+//! `Tails::OnUse`). The schema is read from the file's footer here (no data page is read),
 //! with text columns as Arrow's string views, as DataFusion reads them. No
 //! table can be registered or dropped through it, and it holds no other
 //! name: a query sees the store's tables and nothing else.
@@ -46,7 +48,12 @@ impl SchemaProvider for StoreSchema {
 
     async fn table(&self, name: &str) -> Result<Option<Arc<dyn TableProvider>>> {
         match self.find(name) {
-            Some(t) => Ok(Some(parquet_table(t, &self.parquet)?)),
+            Some(t) => {
+                // A store opened for a query compares a file's tail with its
+                // manifest here, for the tables the statement names only.
+                t.check().map_err(|e| DataFusionError::External(Box::new(e)))?;
+                Ok(Some(parquet_table(t, &self.parquet)?))
+            }
             None => Ok(None),
         }
     }

@@ -57,14 +57,28 @@ impl Inspection {
     }
 }
 
+/// When the tail of each file a manifest lists is compared with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tails {
+    /// While the store is inspected: a changed file makes it untrusted.
+    Now,
+    /// When a reader uses the table ([`crate::StoredTable::check`]); sizes
+    /// are still compared now.
+    OnUse,
+}
+
 pub(crate) fn inspect(root: &Path) -> Inspection {
-    let traces: Vec<(Trace, TraceState)> = Trace::ALL.iter().map(|t| (*t, trace_state(root, *t))).collect();
+    inspect_with(root, Tails::Now)
+}
+
+pub(crate) fn inspect_with(root: &Path, tails: Tails) -> Inspection {
+    let traces: Vec<(Trace, TraceState)> = Trace::ALL.iter().map(|t| (*t, trace_state(root, *t, tails))).collect();
     let mut inspection = Inspection { traces, unified: UnifiedState::Absent };
-    inspection.unified = unified_state(root, &inspection.built_from());
+    inspection.unified = unified_state(root, &inspection.built_from(), tails);
     inspection
 }
 
-fn trace_state(root: &Path, trace: Trace) -> TraceState {
+fn trace_state(root: &Path, trace: Trace, tails: Tails) -> TraceState {
     let folder = layout::folder(root, Some(trace));
     match manifest::read::<Manifest>(&layout::manifest(root, Some(trace))) {
         Read::Missing if holds_a_table(&folder) => {
@@ -72,7 +86,7 @@ fn trace_state(root: &Path, trace: Trace) -> TraceState {
         }
         Read::Missing => TraceState::Absent,
         Read::Invalid(why) => TraceState::Invalid(why),
-        Read::Valid(m, sha) => match check_files(&folder, &m.files) {
+        Read::Valid(m, sha) => match check_files(&folder, &m.files, tails) {
             Ok(()) => TraceState::Valid(m, sha),
             Err(why) => TraceState::Invalid(why),
         },
@@ -88,10 +102,10 @@ fn holds_a_table(folder: &Path) -> bool {
     })
 }
 
-/// Every file a manifest lists exists at the size and with the tail (the
-/// Parquet footer) it lists. The whole file's SHA-256 is not recomputed:
-/// that would read the whole store on every open.
-fn check_files(folder: &Path, files: &[FileDigest]) -> Result<(), String> {
+/// Every file a manifest lists exists at the size and (with [`Tails::Now`])
+/// with the tail (the Parquet footer) it lists. The whole file's SHA-256 is
+/// not recomputed: that would read the whole store on every open.
+fn check_files(folder: &Path, files: &[FileDigest], tails: Tails) -> Result<(), String> {
     for f in files {
         let path = folder.join(&f.file);
         let size = match std::fs::metadata(&path) {
@@ -102,14 +116,22 @@ fn check_files(folder: &Path, files: &[FileDigest]) -> Result<(), String> {
             let p = path.display();
             return Err(format!("{p} has {size} bytes where its manifest says {}: changed after ingest", f.bytes));
         }
-        if manifest::tail_sha256(&path).ok().as_deref() != Some(f.tail_sha256.as_str()) {
-            return Err(format!("{} differs from the file its manifest lists: changed after ingest", path.display()));
+        if tails == Tails::Now {
+            check_tail(&path, &f.tail_sha256)?;
         }
     }
     Ok(())
 }
 
-fn unified_state(root: &Path, built_from: &[BuiltFrom]) -> UnifiedState {
+/// The last [`manifest::TAIL`] bytes of `path` have the SHA-256 `expected`.
+pub(crate) fn check_tail(path: &Path, expected: &str) -> Result<(), String> {
+    if manifest::tail_sha256(path).ok().as_deref() != Some(expected) {
+        return Err(format!("{} differs from the file its manifest lists: changed after ingest", path.display()));
+    }
+    Ok(())
+}
+
+fn unified_state(root: &Path, built_from: &[BuiltFrom], tails: Tails) -> UnifiedState {
     let table = layout::table(root, &unified::JOBS);
     match manifest::read::<StoreManifest>(&layout::manifest(root, None)) {
         Read::Missing if table.exists() => {
@@ -120,7 +142,7 @@ fn unified_state(root: &Path, built_from: &[BuiltFrom]) -> UnifiedState {
         Read::Valid(m, _) if m.built_from != built_from => {
             UnifiedState::Stale("jobs.parquet was built from other trace manifests than the store now holds".into())
         }
-        Read::Valid(m, sha) => match check_files(root, &m.files) {
+        Read::Valid(m, sha) => match check_files(root, &m.files, tails) {
             Ok(()) => UnifiedState::Current(m, sha),
             Err(why) => UnifiedState::Stale(why),
         },

@@ -110,6 +110,42 @@ fn tables_without_a_valid_manifest_are_refused_with_the_reason() {
     assert!(open_err(root).contains("written by an older tracelab (store format 1"));
 }
 
+/// With `Tails::OnUse` a file whose tail changed (same size) does not stop
+/// the open; using that table does, with the open's message, and the
+/// trace's other tables and the unified table stay usable. A file of another
+/// size is still refused at the open.
+#[test]
+fn tails_checked_on_use_refuse_only_the_changed_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    publish(root, Trace::Helios, "a");
+    publish_unified(root);
+    let path = root.join("helios/vc_gpus.parquet");
+    let mut bytes = std::fs::read(&path).unwrap();
+    let last = bytes.len() - 10;
+    bytes[last] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(open_err(root).contains("vc_gpus.parquet differs from the file its manifest lists"));
+
+    let store = Store::open_checking(root, &|_| {}, Tails::OnUse).unwrap();
+    let tables = store.tables();
+    let table = |name: &str| tables.iter().find(|t| t.table.sql_name() == name).unwrap();
+    let err = table("helios_vc_gpus").check().unwrap_err().to_string();
+    assert!(err.contains("helios: "), "{err}");
+    assert!(err.contains("vc_gpus.parquet differs from the file its manifest lists: changed after ingest"), "{err}");
+    assert!(err.contains("re-ingest with `tracelab ingest"), "{err}");
+    table("helios_jobs").check().unwrap();
+    table("jobs").check().unwrap();
+    // Opened the usual way, every table was compared at the open.
+    bytes[last] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(Store::open(root).unwrap().tables().iter().all(|t| t.tail_check.is_none()));
+
+    std::fs::write(&path, b"other bytes").unwrap();
+    let err = Store::open_checking(root, &|_| {}, Tails::OnUse).unwrap_err().to_string();
+    assert!(err.contains("vc_gpus.parquet has 11 bytes where its manifest says"), "{err}");
+}
+
 #[test]
 fn a_unified_table_older_than_a_trace_is_refused() {
     let dir = tempfile::tempdir().unwrap();
