@@ -12,7 +12,7 @@ use anyhow::Context;
 use tracelab_query::catalog::ParamKind;
 use tracelab_query::{ask, catalog, limits, params, Limits, NamedQuery};
 use tracelab_schema::error::Error;
-use tracelab_store::Store;
+use tracelab_store::{Store, Tails};
 
 use super::listing::{self, Entry, ParamDoc};
 use super::output::OutputArgs;
@@ -104,7 +104,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         limits.memory_limit = bytes;
     }
     let answer = crate::keeping_freed_memory(|| -> anyhow::Result<_> {
-        let store = args.store.open_for_query()?;
+        let store = args.store.open_checking(Tails::OnUse)?;
         if let Some(only) = only_trace_for(&query, &given, &store) {
             given.insert(TRACE.to_string(), only);
         }

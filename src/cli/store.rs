@@ -25,24 +25,23 @@ pub struct StoreArg {
 impl StoreArg {
     /// [`resolve`]s the store.
     pub fn open(&self) -> anyhow::Result<Store> {
-        resolve(self.store.as_ref())
+        self.open_checking(Tails::Now)
     }
 
-    /// [`StoreArg::open`] for `query`, which compares a table's file with
-    /// its manifest only when the statement reads it ([`Tails::OnUse`]).
-    pub fn open_for_query(&self) -> anyhow::Result<Store> {
-        match &self.store {
-            Some(path) => Ok(Store::open_checking(locate(path), &super::progress::note, Tails::OnUse)?),
-            None => resolve(None),
-        }
+    /// [`StoreArg::open`], comparing each table file's tail with its
+    /// manifest when `tails` says (`query`: [`Tails::OnUse`], when the
+    /// statement reads the table).
+    pub fn open_checking(&self, tails: Tails) -> anyhow::Result<Store> {
+        resolve(self.store.as_ref(), tails)
     }
 }
 
 /// The store to read: `--store` (or the store `ingest` and `report` make
-/// in that folder, [`locate`]), else the bundled samples' store.
-pub fn resolve(store: Option<&PathBuf>) -> anyhow::Result<Store> {
+/// in that folder, [`locate`]), opened checking `tails`; else the bundled
+/// samples' store (small: every tail is compared at the open).
+pub fn resolve(store: Option<&PathBuf>, tails: Tails) -> anyhow::Result<Store> {
     if let Some(path) = store {
-        return open(&locate(path));
+        return open_checking(&locate(path), tails);
     }
     let dir = bundled_samples().ok_or_else(|| {
         Error::Usage(
@@ -101,7 +100,12 @@ pub fn locate(path: &Path) -> PathBuf {
 
 /// Opens a store to read, waiting (with a note) while an ingest writes it.
 pub fn open(path: &Path) -> anyhow::Result<Store> {
-    Ok(Store::open_with(path, &super::progress::note)?)
+    open_checking(path, Tails::Now)
+}
+
+/// [`open`], comparing the files' tails when `tails` says.
+fn open_checking(path: &Path, tails: Tails) -> anyhow::Result<Store> {
+    Ok(Store::open_checking(path, &super::progress::note, tails)?)
 }
 
 /// Ingests `plan` (a no-op when nothing changed), saying which traces were

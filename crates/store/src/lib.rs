@@ -42,7 +42,7 @@ use cache::{CacheEntry, CacheKind};
 pub use inspect::Tails;
 use inspect::{inspect_with, TraceState, UnifiedState};
 use lock::{Mode, StoreLock};
-use manifest::{Manifest, StoreManifest};
+use manifest::{FileDigest, Manifest, StoreManifest};
 
 /// An ingested store on disk, open for reading. Clones share one shared
 /// lock, held until the last clone is dropped.
@@ -195,26 +195,23 @@ impl Store {
         if self.tails == Tails::Now {
             return None;
         }
-        let (files, owner) = match table.trace {
-            Some(t) => (&self.manifest(t)?.files, t.name()),
-            None => (&self.unified.as_ref()?.files, "jobs"),
-        };
-        let digest = files.iter().find(|f| f.file == table.file_name())?;
+        let digest = self.digest(table)?;
+        let owner = table.trace.map_or("jobs", |t| t.name());
         Some(TailCheck { root: self.root.clone(), owner: owner.to_string(), tail_sha256: digest.tail_sha256.clone() })
     }
 
     fn publishes(&self, table: &Table) -> bool {
-        let (files, name) = match table.trace {
-            Some(t) => match self.manifest(t) {
-                Some(m) => (&m.files, table.file_name()),
-                None => return false,
-            },
-            None => match &self.unified {
-                Some(m) => (&m.files, table.file_name()),
-                None => return false,
-            },
+        self.digest(table).is_some()
+    }
+
+    /// The entry for `table`'s file in the manifest that publishes it (its
+    /// trace's, or the unified table's).
+    fn digest(&self, table: &Table) -> Option<&FileDigest> {
+        let files = match table.trace {
+            Some(t) => &self.manifest(t)?.files,
+            None => &self.unified.as_ref()?.files,
         };
-        files.iter().any(|f| f.file == name)
+        files.iter().find(|f| f.file == table.file_name())
     }
 
     /// Whether every table of `trace` that analyses read is present.
