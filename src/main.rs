@@ -101,8 +101,8 @@ pub fn around_pai_derived_build(work: &mut dyn FnMut()) {
 /// 150 runs each way). A query then runs without them anyway
 /// ([`keeping_freed_memory`]). glibc calls the functions of `.init_array`
 /// with the program's arguments, those of a numbered section before the
-/// unnumbered ones (where mimalloc's initialiser is); this one only reads
-/// `argv[1]` and allocates nothing. Other verbs, and `query` given after
+/// unnumbered ones (`strace` shows this `prctl` before mimalloc's first
+/// `mmap`); this one only reads `argv[1]` and allocates nothing. Other verbs, and `query` given after
 /// another argument, start as before.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[used]
