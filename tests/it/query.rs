@@ -393,7 +393,10 @@ fn a_changed_table_file_stops_only_the_queries_that_read_it() {
     let (code, out, err) = run("SELECT * FROM helios_vc_gpus");
     assert_eq!((code, out.as_str()), (1, ""), "{err}");
     let file = path.display().to_string();
-    assert!(err.contains(&format!("helios: {file} differs from the file its manifest lists: changed after ingest")), "{err}");
+    assert!(
+        err.contains(&format!("helios: {file} differs from the file its manifest lists: changed after ingest")),
+        "{err}"
+    );
     assert!(err.contains("re-ingest with `tracelab ingest"), "{err}");
     // `tables` reads every table: it refuses the store.
     let (code, _, err) = tracelab(&["tables", "--store", s(&store)]);

@@ -96,7 +96,9 @@ impl PostgresSemantics {
             }
             Expr::BinaryExpr(BinaryExpr { left, op: op @ (Operator::Plus | Operator::Minus), right }) => {
                 match fixed_duration(&left.get_type(schema)?, &right) {
-                    Some(duration) => Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(left, op, Box::new(lit(duration)))))),
+                    Some(duration) => {
+                        Ok(Transformed::yes(Expr::BinaryExpr(BinaryExpr::new(left, op, Box::new(lit(duration))))))
+                    }
                     None => Ok(Transformed::no(Expr::BinaryExpr(BinaryExpr { left, op, right }))),
                 }
             }
@@ -403,9 +405,26 @@ mod tests {
     #[test]
     fn rounds_as_rint_does() {
         let mut cases = vec![
-            0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994, 1e-300,
-            4_503_599_627_370_495.5, 4_503_599_627_370_496.0, 4_503_599_627_370_497.0, 9_007_199_254_740_993.0,
-            f64::MAX, f64::MIN, f64::MIN_POSITIVE, f64::INFINITY, f64::NEG_INFINITY,
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            1e-300,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            4_503_599_627_370_497.0,
+            9_007_199_254_740_993.0,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
         ];
         let mut state = 0x9E37_79B9_7F4A_7C15_u64;
         for _ in 0..100_000 {

@@ -85,7 +85,9 @@ impl StoredTable {
     pub fn check(&self) -> Result<()> {
         match &self.tail_check {
             None => Ok(()),
-            Some(c) => inspect::check_tail(&self.path, &c.tail_sha256).map_err(|why| untrusted(&c.root, &c.owner, &why)),
+            Some(c) => {
+                inspect::check_tail(&self.path, &c.tail_sha256).map_err(|why| untrusted(&c.root, &c.owner, &why))
+            }
         }
     }
 }
