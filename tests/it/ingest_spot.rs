@@ -70,9 +70,12 @@ fn hand_written_files_give_the_rows_worked_out_by_hand() {
     assert_eq!(i64s(&n, "gpus"), [1, 8, 8].map(Some).to_vec());
     assert_eq!(i64s(&n, "cpus"), [126, 128, 192].map(Some).to_vec());
 
-    // Unified rows: ordered by submission; no start, end, queue or state.
+    // Unified rows: in the input file's order (derived batch by batch while
+    // parsing); no start, end, queue or state. Checked in submission order.
     let u = read_parquet(&store.join("jobs.parquet"));
     let u = u.lazy().filter(col("trace").eq(lit("spot"))).collect().unwrap();
+    assert_eq!(strs(&u, "job_id"), text(&["job-a", "job-b", "job-c", "job-d"]), "file order");
+    let u = sorted(u, "submit_time");
     assert_eq!(strs(&u, "job_id"), text(&["job-a", "job-d", "job-b", "job-c"]));
     assert_eq!(strs(&u, "cluster"), text(&["spot"; 4]));
     assert_eq!(strs(&u, "user"), vec![None; 4]);

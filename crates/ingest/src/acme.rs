@@ -18,7 +18,7 @@ use tracelab_schema::raw::RawCsv;
 
 pub fn ingest(inputs: &TraceInputs, run: TraceRun<'_>) -> Result<TraceOutcome> {
     let limits = run.limits;
-    let mut jobs = run.open("jobs")?;
+    let mut jobs = run.open_deriving("jobs")?;
     // Clusters present as a plain file: their packed copies are skipped.
     let plain: Vec<&str> = inputs
         .files

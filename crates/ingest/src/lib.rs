@@ -206,11 +206,12 @@ pub fn run(plan: &Plan, progress: Arc<dyn Progress>) -> Result<Report> {
         }
     }
     writer.exclusive(&wait)?;
+    let parts = unified::Parts::begin(&writer)?;
     let mut traces = Vec::new();
     for inputs in &found.traces {
-        traces.push(ingest_trace(&writer, plan, inputs, Arc::clone(&progress))?);
+        traces.push(ingest_trace(&writer, plan, inputs, Arc::clone(&progress), &parts)?);
     }
-    let unified = if writer.unified_is_current() { None } else { Some(unified::rebuild(&writer)?) };
+    let unified = if writer.unified_is_current() { None } else { Some(unified::rebuild(&writer, parts)?) };
     Ok(Report { store: plan.store.clone(), traces, ignored: found.ignored, unified })
 }
 
@@ -231,6 +232,7 @@ fn ingest_trace(
     plan: &Plan,
     inputs: &TraceInputs,
     progress: Arc<dyn Progress>,
+    parts: &unified::Parts<'_>,
 ) -> Result<TraceResult> {
     if !plan.force {
         if let Some(manifest) = unchanged(writer, inputs)? {
@@ -240,7 +242,7 @@ fn ingest_trace(
     let (markers, files): (Vec<_>, Vec<_>) = inputs.files.iter().cloned().partition(source::is_marker);
     let data = TraceInputs { trace: inputs.trace, files };
     let publication = writer.begin(inputs.trace)?;
-    let run = run::TraceRun::start(inputs.trace, &publication, progress, plan.limits);
+    let run = run::TraceRun::start(inputs.trace, &publication, progress, plan.limits, parts);
     let mut outcome = match inputs.trace {
         Trace::Pai => pai::ingest(&data, run)?,
         Trace::Philly => philly::ingest(&data, run)?,

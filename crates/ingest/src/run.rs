@@ -9,9 +9,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::rejects::{merge, Reject, Rejects, RejectsPart};
+use super::sink::Derived;
 use super::sink::Finished;
 use super::source::{for_each_member, sha256_file, InputFile, Member};
 use super::table::{TableDone, TableIngest};
+use super::unified::{self, Parts};
 use super::{Limits, Progress};
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{find_table, Table, Trace};
@@ -50,6 +52,7 @@ pub struct TraceRun<'p> {
     progress: Arc<dyn Progress>,
     pub limits: Limits,
     state: Mutex<State>,
+    parts: &'p Parts<'p>,
 }
 
 impl<'p> TraceRun<'p> {
@@ -58,8 +61,9 @@ impl<'p> TraceRun<'p> {
         publication: &'p Publication<'p>,
         progress: Arc<dyn Progress>,
         limits: Limits,
+        parts: &'p Parts<'p>,
     ) -> TraceRun<'p> {
-        TraceRun { trace, publication, progress, limits, state: Mutex::default() }
+        TraceRun { trace, publication, progress, limits, state: Mutex::default(), parts }
     }
 
     fn table_of(&self, name: &str) -> &'static Table {
@@ -82,6 +86,19 @@ impl<'p> TraceRun<'p> {
         TableIngest::create(self.publication.stage(table), table, rejects)
     }
 
+    /// Opens the table a trace's unified rows are mapped from
+    /// ([`unified::derive`]): each batch written is also mapped to unified
+    /// rows, into a part the unified rebuild copies.
+    pub fn open_deriving(&self, name: &str) -> Result<TableIngest> {
+        let table = self.table_of(name);
+        let map = unified::derive(self.trace).expect("a trace whose unified rows are derived");
+        assert_eq!(table.name, unified::rows_from(self.trace).name, "the table unified rows are mapped from");
+        let rejects =
+            Rejects::new(self.publication.scratch(&format!("rejects-{name}")), self.table_of("rejects"), table.name);
+        let derived = Derived { path: self.parts.path(self.trace), table: &tracelab_schema::unified::JOBS, map };
+        TableIngest::create_deriving(self.publication.stage(table), table, rejects, Some(derived))
+    }
+
     /// Opens a table whose unique key extends a parent's key that is
     /// already checked (Philly attempts and placements of a unique job), so
     /// no key set is kept for it.
@@ -93,7 +110,10 @@ impl<'p> TraceRun<'p> {
     pub fn close(&self, table: TableIngest, source: &str) -> Result<()> {
         let name = table.table().name;
         let position = self.trace.tables().iter().position(|t| t.name == name).expect("a table of this trace");
-        let TableDone { finished, counts, rejects } = table.finish()?;
+        let TableDone { finished, counts, rejects, derived } = table.finish()?;
+        if let Some(part) = derived {
+            self.parts.done(self.trace, part);
+        }
         let report = TableReport { table: name.to_string(), source: source.to_string(), counts };
         self.state().tables.push((position, report, finished, rejects));
         Ok(())

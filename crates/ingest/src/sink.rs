@@ -114,13 +114,29 @@ pub struct Finished {
     pub rows: u64,
 }
 
+/// Rows derived from each batch of a table, written to a second file as
+/// the batch is written (a trace's unified `jobs` rows, [`crate::unified::derive`]).
+pub struct Derived {
+    pub path: PathBuf,
+    pub table: &'static Table,
+    pub map: fn(LazyFrame) -> LazyFrame,
+}
+
+/// What the writer thread is asked to do, in order.
+enum Job {
+    /// Write a batch as one row group.
+    Frame(DataFrame),
+    /// Copy every row group of a file written the same way.
+    Copy(PathBuf),
+}
+
 /// Streams rows of one canonical table into a Parquet file.
 pub struct TableWriter {
     table: &'static Table,
     builders: Vec<Builder>,
     rows_in_batch: usize,
     rows: u64,
-    tx: Option<SyncSender<DataFrame>>,
+    tx: Option<SyncSender<Job>>,
     worker: Option<JoinHandle<Result<Written>>>,
     path: PathBuf,
     /// The writer thread's result once joined.
@@ -130,14 +146,37 @@ pub struct TableWriter {
 impl TableWriter {
     /// Writes `table` to `path`.
     pub fn create(path: PathBuf, table: &'static Table) -> Result<TableWriter> {
+        TableWriter::create_deriving(path, table, None)
+    }
+
+    /// Writes `table` to `path` and, when `derived` is given, the rows it
+    /// derives from each batch to its own file.
+    pub fn create_deriving(path: PathBuf, table: &'static Table, derived: Option<Derived>) -> Result<TableWriter> {
         let mut file = ParquetFile::create(&path, &polars_schema(table))?;
+        let mut part = match derived {
+            Some(d) => Some((ParquetFile::create(&d.path, &polars_schema(d.table))?, d)),
+            None => None,
+        };
         // Three batches in flight let parsing run ahead while a row group is
         // encoded; with one, ingest of the full PAI trace took 25 % longer.
-        let (tx, rx) = sync_channel::<DataFrame>(3);
+        let (tx, rx) = sync_channel::<Job>(3);
         let worker =
             std::thread::Builder::new().name(format!("tl-write-{}", table.name)).spawn(move || -> Result<Written> {
-                for df in rx {
-                    file.write(&df)?;
+                for job in rx {
+                    match job {
+                        Job::Frame(df) => {
+                            file.write(&df)?;
+                            if let Some((part_file, d)) = &mut part {
+                                part_file.write(&derive_rows(d, df)?)?;
+                            }
+                        }
+                        Job::Copy(from) => {
+                            file.append_file(&from)?;
+                        }
+                    }
+                }
+                if let Some((part_file, _)) = part {
+                    part_file.finish()?;
                 }
                 file.finish()
             });
@@ -176,7 +215,15 @@ impl TableWriter {
     pub fn push_frame(&mut self, df: DataFrame) -> Result<()> {
         self.flush()?;
         self.rows += df.height() as u64;
-        self.send(df)
+        self.send(Job::Frame(df))
+    }
+
+    /// Appends the row groups of `part`, a file of this table's schema
+    /// holding `rows` rows, by copying its pages.
+    pub fn push_file(&mut self, part: PathBuf, rows: u64) -> Result<()> {
+        self.flush()?;
+        self.rows += rows;
+        self.send(Job::Copy(part))
     }
 
     fn flush(&mut self) -> Result<()> {
@@ -188,11 +235,11 @@ impl TableWriter {
         let df = DataFrame::new(self.rows_in_batch, columns)
             .map_err(|e| Error::polars(self.path.display().to_string(), e))?;
         self.rows_in_batch = 0;
-        self.send(df)
+        self.send(Job::Frame(df))
     }
 
-    fn send(&mut self, df: DataFrame) -> Result<()> {
-        let sent = self.tx.as_ref().expect("writer open").send(df);
+    fn send(&mut self, job: Job) -> Result<()> {
+        let sent = self.tx.as_ref().expect("writer open").send(job);
         if sent.is_err() {
             // The writer thread stopped early; its error says why.
             return self.join().and(Err(Error::Usage("parquet writer stopped".into())));
@@ -215,6 +262,14 @@ impl TableWriter {
         let written = self.written.take().expect("the writer thread finished");
         Ok(Finished { written, rows: self.rows })
     }
+}
+
+/// The derived rows of one batch, in one chunk (one row group).
+fn derive_rows(d: &Derived, batch: DataFrame) -> Result<DataFrame> {
+    let context = |e| Error::polars(d.path.display().to_string(), e);
+    let mut rows = (d.map)(batch.lazy()).collect().map_err(context)?;
+    rows.rechunk_mut();
+    Ok(rows)
 }
 
 fn fresh_builders(table: &Table) -> Vec<Builder> {

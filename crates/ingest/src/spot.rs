@@ -20,7 +20,7 @@ use tracelab_schema::spot::ORIGIN_UTC_S;
 
 pub fn ingest(inputs: &TraceInputs, run: TraceRun<'_>) -> Result<TraceOutcome> {
     let limits = run.limits;
-    let mut jobs = run.open("jobs")?;
+    let mut jobs = run.open_deriving("jobs")?;
     let mut nodes = run.open("nodes")?;
     let plain: Vec<&str> = inputs
         .files

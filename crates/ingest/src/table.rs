@@ -2,13 +2,14 @@
 //! its record accounting (records in = written + rejected).
 
 use std::hash::BuildHasher;
+use std::path::PathBuf;
 
 use hashbrown::hash_table::{Entry, HashTable};
 use polars::prelude::PlRandomState;
 
 use super::record::Fault;
 use super::rejects::{Rejects, RejectsPart};
-use super::sink::{Finished, TableWriter, Value};
+use super::sink::{Derived, Finished, TableWriter, Value};
 use tracelab_schema::error::Result;
 use tracelab_schema::Table;
 use tracelab_store::manifest::Counts;
@@ -184,6 +185,8 @@ fn same(keys: &[(u64, usize, usize)], arena: &[u8], i: usize, hash: u64, key: &[
 
 pub struct TableIngest {
     staged: Staged,
+    /// The file of rows derived from this table's batches, if any.
+    derived: Option<PathBuf>,
     writer: TableWriter,
     keys: Option<KeyGuard>,
     rejects: Rejects,
@@ -195,13 +198,28 @@ pub struct TableDone {
     pub finished: (Staged, Finished),
     pub counts: Counts,
     pub rejects: RejectsPart,
+    /// The file of derived rows, complete.
+    pub derived: Option<PathBuf>,
 }
 
 impl TableIngest {
     /// Opens `table`, written at `staged`, its rejects collected in `rejects`.
     pub fn create(staged: Staged, table: &'static Table, rejects: Rejects) -> Result<TableIngest> {
+        TableIngest::create_deriving(staged, table, rejects, None)
+    }
+
+    /// As [`TableIngest::create`], also writing the rows `derived` maps from
+    /// each batch of written rows.
+    pub fn create_deriving(
+        staged: Staged,
+        table: &'static Table,
+        rejects: Rejects,
+        derived: Option<Derived>,
+    ) -> Result<TableIngest> {
+        let derived_path = derived.as_ref().map(|d| d.path.clone());
         Ok(TableIngest {
-            writer: TableWriter::create(staged.path.clone(), table)?,
+            writer: TableWriter::create_deriving(staged.path.clone(), table, derived)?,
+            derived: derived_path,
             staged,
             keys: KeyGuard::new(table),
             rejects,
@@ -249,7 +267,7 @@ impl TableIngest {
     pub fn finish(self) -> Result<TableDone> {
         let counts = self.counts;
         let finished = (self.staged, self.writer.finish()?);
-        Ok(TableDone { finished, counts, rejects: self.rejects.finish()? })
+        Ok(TableDone { finished, counts, rejects: self.rejects.finish()?, derived: self.derived })
     }
 }
 

@@ -4,47 +4,94 @@
 //! manifests it was built from. Only published traces (with a valid
 //! manifest) contribute.
 
+use std::path::PathBuf;
+use std::sync::Mutex;
+
 use polars::prelude::*;
 
 use super::sink::{TableWriter, BATCH_ROWS};
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{find_table, raw, status, unified, ColType, Trace};
 use tracelab_store::parquet::dtype;
-use tracelab_store::publish::StoreWriter;
+use tracelab_store::publish::{Publication, StoreWriter};
+
+/// The unified rows ingest derived while parsing a trace ([`derive`]), in
+/// scratch files of the unified publication, until [`rebuild`] copies them.
+pub struct Parts<'p> {
+    publication: Publication<'p>,
+    done: Mutex<Vec<(Trace, PathBuf)>>,
+}
+
+impl<'p> Parts<'p> {
+    /// Starts the unified publication the parts are kept in.
+    pub fn begin(store: &'p StoreWriter) -> Result<Parts<'p>> {
+        Ok(Parts { publication: store.begin_unified()?, done: Mutex::default() })
+    }
+
+    /// Where `trace`'s part is written.
+    pub fn path(&self, trace: Trace) -> PathBuf {
+        self.publication.scratch(&format!("unified-{}", trace.name()))
+    }
+
+    /// Records `trace`'s part as complete.
+    pub fn done(&self, trace: Trace, part: PathBuf) {
+        self.done.lock().expect("unified parts").push((trace, part));
+    }
+
+    fn take(&self, trace: Trace) -> Option<PathBuf> {
+        let mut done = self.done.lock().expect("unified parts");
+        let at = done.iter().position(|(t, _)| *t == trace)?;
+        Some(done.remove(at).1)
+    }
+}
 
 /// Rebuilds and publishes the unified table; returns the rows contributed
 /// per trace. Each trace's rows are computed, written and dropped before
 /// the next trace's: holding all of them at once took 2.6 GB at full scale.
-pub fn rebuild(store: &StoreWriter) -> Result<Vec<(String, u64)>> {
-    let publication = store.begin_unified()?;
-    let staged = publication.stage(&unified::JOBS);
+/// A trace whose rows ingest derived in this run has them copied from its
+/// part, page by page, without computing or encoding them again.
+pub fn rebuild(store: &StoreWriter, parts: Parts<'_>) -> Result<Vec<(String, u64)>> {
+    let staged = parts.publication.stage(&unified::JOBS);
     let mut writer = TableWriter::create(staged.path.clone(), &unified::JOBS)?;
     let mut counts = Vec::new();
     for trace in Trace::ALL {
         if store.manifest(trace).is_none() {
             continue;
         }
-        let tables = Tables { store, trace };
-        let mut rows = 0;
-        for part in trace_parts(trace, &tables) {
-            let df = part.and_then(polars::prelude::LazyFrame::collect).map_err(|e| {
-                Error::polars(
-                    format!("{}: building the unified jobs rows", store.root().join(trace.name()).display()),
-                    e,
-                )
-            })?;
-            rows += df.height() as u64;
-            for offset in (0..df.height()).step_by(BATCH_ROWS) {
-                let mut slice = df.slice(offset as i64, BATCH_ROWS);
-                slice.rechunk_mut();
-                writer.push_frame(slice)?;
-            }
-        }
+        let rows = match parts.take(trace) {
+            Some(part) => copy_part(&mut writer, part)?,
+            None => write_computed(store, trace, &mut writer)?,
+        };
         counts.push((trace.name().to_string(), rows));
     }
     let finished = writer.finish()?;
-    publication.commit_unified(counts.clone(), (staged, finished.written))?;
+    parts.publication.commit_unified(counts.clone(), (staged, finished.written))?;
     Ok(counts)
+}
+
+fn copy_part(writer: &mut TableWriter, part: PathBuf) -> Result<u64> {
+    let file = std::fs::File::open(&part).map_err(|e| Error::io(&part, e))?;
+    let rows = ParquetReader::new(file).num_rows().map_err(|e| Error::polars(part.display().to_string(), e))?;
+    writer.push_file(part, rows as u64)?;
+    Ok(rows as u64)
+}
+
+/// Computes `trace`'s unified rows from its published tables and writes them.
+fn write_computed(store: &StoreWriter, trace: Trace, writer: &mut TableWriter) -> Result<u64> {
+    let tables = Tables { store, trace };
+    let mut rows = 0;
+    for part in trace_parts(trace, &tables) {
+        let df = part.and_then(polars::prelude::LazyFrame::collect).map_err(|e| {
+            Error::polars(format!("{}: building the unified jobs rows", store.root().join(trace.name()).display()), e)
+        })?;
+        rows += df.height() as u64;
+        for offset in (0..df.height()).step_by(BATCH_ROWS) {
+            let mut slice = df.slice(offset as i64, BATCH_ROWS);
+            slice.rechunk_mut();
+            writer.push_frame(slice)?;
+        }
+    }
+    Ok(rows)
 }
 
 /// The published tables of one trace.
@@ -68,16 +115,41 @@ fn scan(tables: &Tables<'_>, name: &str) -> PolarsResult<LazyFrame> {
 /// sorted by a unique key of its own, so the output does not depend on how
 /// the joins ordered the rows.
 fn trace_parts(trace: Trace, dir: &Tables<'_>) -> Vec<PolarsResult<LazyFrame>> {
-    let cols: Vec<Expr> = unified::JOBS.columns.iter().map(|c| col(c.name).cast(dtype(c.ty))).collect();
+    if let Some(rows) = derive(trace) {
+        let table = rows_from(trace);
+        return vec![scan(dir, table.name).map(rows)];
+    }
     let parts = match trace {
         Trace::Pai => vec![pai_jobs(dir)],
         Trace::Philly => vec![philly_jobs(dir)],
         Trace::Helios => raw::helios::CLUSTERS.iter().map(|c| helios_jobs(dir, c)).collect(),
         Trace::Swf => vec![swf_jobs(dir)],
-        Trace::Acme => raw::acme::CLUSTERS.iter().map(|(c, _)| acme_jobs(dir, c)).collect(),
-        Trace::Spot => vec![spot_jobs(dir)],
+        Trace::Acme | Trace::Spot => unreachable!("derived row by row"),
     };
-    parts.into_iter().map(|p| p.map(|lf| lf.select(cols.clone()))).collect()
+    parts.into_iter().map(|p| p.map(in_unified_types)).collect()
+}
+
+/// The unified columns, in order, with their stored types.
+fn in_unified_types(lf: LazyFrame) -> LazyFrame {
+    lf.select(unified::JOBS.columns.iter().map(|c| col(c.name).cast(dtype(c.ty))).collect::<Vec<_>>())
+}
+
+/// For a trace whose unified rows are a row-by-row map of one of its tables
+/// (AcmeTrace's and spot's `jobs`), that map, in the unified column order
+/// and types. Ingest applies it to each batch of the table as it is written,
+/// into a part that the rebuild copies as it is ([`rebuild`]); applied to
+/// the whole published table it gives the same rows in the same order.
+pub fn derive(trace: Trace) -> Option<fn(LazyFrame) -> LazyFrame> {
+    match trace {
+        Trace::Acme => Some(|jobs| in_unified_types(acme_jobs(jobs))),
+        Trace::Spot => Some(|jobs| in_unified_types(spot_jobs(jobs))),
+        Trace::Pai | Trace::Philly | Trace::Helios | Trace::Swf => None,
+    }
+}
+
+/// The table a derived trace's unified rows are mapped from.
+pub fn rows_from(trace: Trace) -> &'static tracelab_schema::Table {
+    find_table(trace, "jobs").expect("AcmeTrace and spot have a jobs table")
 }
 
 fn sorted(lf: LazyFrame, by: &[&str]) -> LazyFrame {
@@ -208,12 +280,13 @@ fn helios_jobs(dir: &Tables<'_>, cluster: &str) -> PolarsResult<LazyFrame> {
     Ok(with_status(lf, Trace::Helios, "state"))
 }
 
-/// AcmeTrace, one cluster: as Helios (same owners, same Slurm states), but
-/// the queue and run times from the stamps: Kalos' raw `duration` is end -
-/// submit (schema `acme/jobs.run_s`), not the unified end - start. No
-/// virtual cluster is recorded, so `group` is null.
-fn acme_jobs(dir: &Tables<'_>, cluster: &str) -> PolarsResult<LazyFrame> {
-    let jobs = sorted(scan(dir, "jobs")?.filter(col("cluster").eq(lit(cluster))), &["submit_time", "job_id"]);
+/// AcmeTrace: as Helios (same owners, same Slurm states), but the queue and
+/// run times from the stamps: Kalos' raw `duration` is end - submit (schema
+/// `acme/jobs.run_s`), not the unified end - start. No virtual cluster is
+/// recorded, so `group` is null. Rows stay in `acme/jobs` order (the input
+/// files' order), so they can be derived batch by batch while the trace is
+/// parsed ([`derive`]).
+fn acme_jobs(jobs: LazyFrame) -> LazyFrame {
     let lf = jobs.select([
         lit("acme").alias("trace"),
         col("cluster"),
@@ -230,14 +303,15 @@ fn acme_jobs(dir: &Tables<'_>, cluster: &str) -> PolarsResult<LazyFrame> {
         col("nodes").alias("instances"),
         col("state"),
     ]);
-    Ok(with_status(lf, Trace::Acme, "state"))
+    with_status(lf, Trace::Acme, "state")
 }
 
 /// Spot: a job's GPUs and CPUs are its per-worker requests times its
 /// workers; run = the raw duration; start, end, queueing and final state
-/// are not recorded (null, status unknown); group = the organization.
-fn spot_jobs(dir: &Tables<'_>) -> PolarsResult<LazyFrame> {
-    let lf = sorted(scan(dir, "jobs")?, &["submit_time", "job_name"]).select([
+/// are not recorded (null, status unknown); group = the organization. Rows
+/// stay in `spot/jobs` order, as AcmeTrace's.
+fn spot_jobs(jobs: LazyFrame) -> LazyFrame {
+    let lf = jobs.select([
         lit("spot").alias("trace"),
         lit("spot").alias("cluster"),
         col("job_name").alias("job_id"),
@@ -253,7 +327,7 @@ fn spot_jobs(dir: &Tables<'_>) -> PolarsResult<LazyFrame> {
         col("workers").alias("instances"),
         lit(status::SPOT_UNRECORDED).alias("status_code"),
     ]);
-    Ok(with_status(lf, Trace::Spot, "status_code"))
+    with_status(lf, Trace::Spot, "status_code")
 }
 
 /// SWF: each job's summary record (`part` 0; partial executions stay in

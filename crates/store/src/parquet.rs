@@ -5,13 +5,14 @@
 //! is written one way.
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::{BufWriter, Cursor, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use polars::io::parquet::write::{get_encodings, BatchedWriter, KeyValueMetadata};
 use polars::prelude::*;
+use polars_parquet::read::{get_page_iterator, read_metadata};
 use polars_parquet::write::{
     array_to_columns, CompressedPage, Compressor, Encoding, ParquetType, StatisticsOptions, Version, WriteOptions,
 };
@@ -130,7 +131,7 @@ impl ParquetFile {
     pub fn write(&mut self, df: &DataFrame) -> Result<()> {
         let context = |e| Error::polars(self.path.display().to_string(), e);
         for batch in df.iter_chunks(CompatLevel::newest(), false) {
-            if batch.len() == 0 {
+            if batch.is_empty() {
                 continue;
             }
             let pages = self.compressed(batch.columns()).map_err(context)?;
@@ -139,10 +140,42 @@ impl ParquetFile {
         Ok(())
     }
 
+    /// Appends every row group of the Parquet file at `path` as it is: its
+    /// compressed pages are copied, not decoded and encoded again, so the
+    /// bytes are those [`ParquetFile::write`] gives the same frames. The file
+    /// must have been written by a [`ParquetFile`] of the same schema.
+    /// Returns the rows appended.
+    pub fn append_file(&mut self, path: &Path) -> Result<u64> {
+        let bytes = std::fs::read(path).at(path)?;
+        let buffer = polars_buffer::Buffer::from(bytes);
+        let context = |e| Error::polars(path.display().to_string(), e);
+        let meta = read_metadata(&mut Cursor::new(buffer.clone())).map_err(context)?;
+        if meta.schema().columns() != self.writer.parquet_schema().columns() {
+            let e = std::io::Error::other(format!("its columns are not those of {}", self.path.display()));
+            return Err(Error::io(path, e));
+        }
+        let mut rows = 0;
+        for group in &meta.row_groups {
+            let pages = group
+                .parquet_columns()
+                .iter()
+                .map(|column| {
+                    get_page_iterator(column, Cursor::new(buffer.clone()), vec![], usize::MAX)?
+                        .map(|page| page.map(with_rows))
+                        .collect::<std::result::Result<Vec<_>, _>>()
+                })
+                .collect::<std::result::Result<Vec<_>, _>>()
+                .map_err(|e| context(e.into()))?;
+            self.writer.write_row_group(group.num_rows() as u64, &pages).map_err(context)?;
+            rows += group.num_rows() as u64;
+        }
+        Ok(rows)
+    }
+
     /// The compressed pages of every column of one row group, in column
     /// order, each column taken by the next free thread.
-    fn compressed(&self, arrays: &[ArrayRef]) -> PolarsResult<Vec<Vec<CompressedPage>>> {
-        let slots: Vec<Mutex<Option<PolarsResult<Vec<Vec<CompressedPage>>>>>> =
+    fn compressed(&self, arrays: &[ArrayRef]) -> PolarsResult<ColumnPages> {
+        let slots: Vec<Mutex<Option<PolarsResult<ColumnPages>>>> =
             arrays.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         let work = || loop {
@@ -151,7 +184,7 @@ impl ParquetFile {
             let (ty, encoding) = &self.columns[i];
             *slots[i].lock().expect("column slot") = Some(column_pages(array, ty, encoding, self.options));
         };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(arrays.len());
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(arrays.len());
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(work);
@@ -180,6 +213,18 @@ impl ParquetFile {
     }
 }
 
+/// Compressed pages, one list per Parquet leaf column.
+type ColumnPages = Vec<Vec<CompressedPage>>;
+
+/// A page as read, with the row count the writer asks for: the number of
+/// values, as every canonical column is flat (neither nested nor repeated).
+fn with_rows(mut page: CompressedPage) -> CompressedPage {
+    if let CompressedPage::Data(data) = &mut page {
+        data.num_rows = Some(data.num_values());
+    }
+    page
+}
+
 /// One column's pages, encoded and compressed (one list per Parquet leaf
 /// column; a canonical column is one leaf).
 fn column_pages(
@@ -187,11 +232,12 @@ fn column_pages(
     ty: &ParquetType,
     encoding: &[Encoding],
     options: WriteOptions,
-) -> PolarsResult<Vec<Vec<CompressedPage>>> {
+) -> PolarsResult<ColumnPages> {
     array_to_columns(array, ty.clone(), options, encoding)?
         .into_iter()
         .map(|pages| {
-            let compressed = Compressor::new(pages.map(|p| p.map_err(|e| to_parquet_error(&e))), options.compression, vec![]);
+            let compressed =
+                Compressor::new(pages.map(|p| p.map_err(|e| to_parquet_error(&e))), options.compression, vec![]);
             compressed.collect::<std::result::Result<Vec<_>, _>>().map_err(PolarsError::from)
         })
         .collect()
@@ -267,5 +313,51 @@ mod tests {
         writer.finish().unwrap();
         drop(writer);
         assert!(std::fs::read(&ours).unwrap() == std::fs::read(&theirs).unwrap(), "same bytes as Polars' writer");
+    }
+
+    #[test]
+    fn appended_row_groups_are_the_bytes_of_writing_the_frames() {
+        let n = 70_000i64;
+        let frame = |salt: i64| {
+            let mut df = df!(
+                "s" => (0..n).map(|i| format!("job-{}", (i + salt) % 313)).collect::<Vec<_>>(),
+                "i" => (0..n).map(|i| (i % 11 != 0).then_some(i * salt)).collect::<Vec<_>>(),
+                "f" => (0..n).map(|i| (i + salt) as f64 / 7.0).collect::<Vec<_>>(),
+                "t" => (0..n).map(|i| 1_600_000_000_000_000 + i * salt).collect::<Vec<_>>(),
+            )
+            .unwrap();
+            df.with_column(df.column("t").unwrap().cast(&dtype(ColType::Timestamp)).unwrap()).unwrap();
+            df
+        };
+        let (a, b, c) = (frame(1), frame(2), frame(3));
+        let schema = a.schema().clone();
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, frames: &[&DataFrame]| {
+            let path = dir.path().join(name);
+            let mut file = ParquetFile::create(&path, &schema).unwrap();
+            for f in frames {
+                file.write(f).unwrap();
+            }
+            (path, file)
+        };
+        let (part, file) = write("part.parquet", &[&b, &c]);
+        file.finish().unwrap();
+        let (copied, mut file) = write("copied.parquet", &[&a]);
+        assert_eq!(file.append_file(&part).unwrap(), 2 * n as u64);
+        let copied_written = file.finish().unwrap();
+        let (direct, file) = write("direct.parquet", &[&a, &b, &c]);
+        file.finish().unwrap();
+        let bytes = std::fs::read(&copied).unwrap();
+        assert!(bytes == std::fs::read(&direct).unwrap(), "same bytes as writing the frames");
+        assert_eq!(copied_written.bytes, bytes.len() as u64);
+        // And a file of other columns is refused, naming it.
+        let other = dir.path().join("other.parquet");
+        let mut df = df!("s" => ["x"]).unwrap();
+        let mut file = ParquetFile::create(&other, df.schema()).unwrap();
+        file.write(&df.rechunk_mut().clone()).unwrap();
+        file.finish().unwrap();
+        let (_, mut file) = write("refuses.parquet", &[&a]);
+        let e = file.append_file(&other).unwrap_err().to_string();
+        assert!(e.contains("other.parquet") && e.contains("not those of"), "{e}");
     }
 }
