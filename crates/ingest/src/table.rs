@@ -46,6 +46,8 @@ struct KeyGuard {
     tail: usize,
     /// The number of the greatest kept key.
     greatest: Option<usize>,
+    /// The key being checked.
+    scratch: Vec<u8>,
 }
 
 impl KeyGuard {
@@ -67,6 +69,7 @@ impl KeyGuard {
             arena: Vec::new(),
             tail: 0,
             greatest: None,
+            scratch: Vec::new(),
         })
     }
 
@@ -138,15 +141,16 @@ impl KeyGuard {
 
     /// Accepts the keys of all `rows` or none of them.
     fn check(&mut self, rows: &[Value<'_>], width: usize) -> Result<(), Fault> {
-        let mut key = Vec::new();
+        // The key buffer is kept between records: one allocation per table,
+        // not one per record.
+        let mut key = std::mem::take(&mut self.scratch);
         if rows.len() == width {
             // One row, the common case: no list of fresh keys.
             self.key_of(rows, &mut key);
             let hash = self.hasher.hash_one(&key);
-            if !self.insert(hash, &key) {
-                return Err(self.duplicate(rows));
-            }
-            return Ok(());
+            let new = self.insert(hash, &key);
+            self.scratch = key;
+            return if new { Ok(()) } else { Err(self.duplicate(rows)) };
         }
         let mut fresh: Vec<(u64, Vec<u8>)> = Vec::with_capacity(rows.len() / width.max(1));
         for row in rows.chunks(width) {
