@@ -280,17 +280,19 @@ mod tests {
     use super::*;
     use tracelab_schema::pai;
 
+    /// A `pai/task` row with its key, (job_name, task_name), and nulls.
+    fn task_row(job: &'static str, task: &'static str) -> Vec<Value<'static>> {
+        let mut r = vec![Value::Null; pai::TASK.columns.len()];
+        r[0] = Value::Str(job);
+        r[1] = Value::Str(task);
+        r
+    }
+
     #[test]
     fn composite_keys_with_separator_characters_do_not_collide() {
         // pai/task's key is (job_name, task_name).
         let mut guard = KeyGuard::new(&pai::TASK).unwrap();
-        let width = pai::TASK.columns.len();
-        let row = |job: &'static str, task: &'static str| {
-            let mut r = vec![Value::Null; width];
-            r[0] = Value::Str(job);
-            r[1] = Value::Str(task);
-            r
-        };
+        let (width, row) = (pai::TASK.columns.len(), task_row);
         assert!(guard.check(&row("a\u{1f}b", "c"), width).is_ok());
         assert!(guard.check(&row("a", "b\u{1f}c"), width).is_ok(), "a different key");
         // A record that maps to no row offers none: nothing to check.
@@ -399,13 +401,7 @@ mod tests {
         // pai/task's key is (job_name, task_name); a record offering two rows
         // is taken whole or not at all.
         let mut guard = KeyGuard::new(&pai::TASK).unwrap();
-        let width = pai::TASK.columns.len();
-        let row = |job: &'static str, task: &'static str| {
-            let mut r = vec![Value::Null; width];
-            r[0] = Value::Str(job);
-            r[1] = Value::Str(task);
-            r
-        };
+        let (width, row) = (pai::TASK.columns.len(), task_row);
         let two = |a: Vec<Value<'static>>, b: Vec<Value<'static>>| [a, b].concat();
         assert!(guard.check(&two(row("j1", "t2"), row("j1", "t1")), width).is_ok(), "fresh and distinct");
         // A record repeating itself is refused and keeps none of its keys.
