@@ -175,8 +175,7 @@ impl ParquetFile {
     /// The compressed pages of every column of one row group, in column
     /// order, each column taken by the next free thread.
     fn compressed(&self, arrays: &[ArrayRef]) -> PolarsResult<ColumnPages> {
-        let slots: Vec<Mutex<Option<PolarsResult<ColumnPages>>>> =
-            arrays.iter().map(|_| Mutex::new(None)).collect();
+        let slots: Vec<Mutex<Option<PolarsResult<ColumnPages>>>> = arrays.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         let work = || loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
