@@ -80,10 +80,16 @@ impl<'p> TraceRun<'p> {
 
     /// Opens the writer of a canonical table of this trace.
     pub fn open(&self, name: &str) -> Result<TableIngest> {
-        let table = self.table_of(name);
-        let rejects =
-            Rejects::new(self.publication.scratch(&format!("rejects-{name}")), self.table_of("rejects"), table.name);
-        TableIngest::create(self.publication.stage(table), table, rejects)
+        self.open_with(self.table_of(name), None)
+    }
+
+    fn open_with(&self, table: &'static Table, derived: Option<Derived>) -> Result<TableIngest> {
+        let rejects = Rejects::new(
+            self.publication.scratch(&format!("rejects-{}", table.name)),
+            self.table_of("rejects"),
+            table.name,
+        );
+        TableIngest::create(self.publication.stage(table), table, rejects, derived)
     }
 
     /// Opens the table a trace's unified rows are mapped from
@@ -93,10 +99,8 @@ impl<'p> TraceRun<'p> {
         let table = self.table_of(name);
         let map = unified::derive(self.trace).expect("a trace whose unified rows are derived");
         assert_eq!(table.name, unified::rows_from(self.trace).name, "the table unified rows are mapped from");
-        let rejects =
-            Rejects::new(self.publication.scratch(&format!("rejects-{name}")), self.table_of("rejects"), table.name);
         let derived = Derived { path: self.parts.path(self.trace), table: &tracelab_schema::unified::JOBS, map };
-        TableIngest::create_deriving(self.publication.stage(table), table, rejects, Some(derived))
+        self.open_with(table, Some(derived))
     }
 
     /// Opens a table whose unique key extends a parent's key that is

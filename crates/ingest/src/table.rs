@@ -207,14 +207,10 @@ pub struct TableDone {
 }
 
 impl TableIngest {
-    /// Opens `table`, written at `staged`, its rejects collected in `rejects`.
-    pub fn create(staged: Staged, table: &'static Table, rejects: Rejects) -> Result<TableIngest> {
-        TableIngest::create_deriving(staged, table, rejects, None)
-    }
-
-    /// As [`TableIngest::create`], also writing the rows `derived` maps from
-    /// each batch of written rows.
-    pub fn create_deriving(
+    /// Opens `table`, written at `staged`, its rejects collected in
+    /// `rejects`; with `derived`, also writing the rows it maps from each
+    /// batch of written rows.
+    pub fn create(
         staged: Staged,
         table: &'static Table,
         rejects: Rejects,

@@ -111,20 +111,21 @@ fn scan(tables: &Tables<'_>, name: &str) -> PolarsResult<LazyFrame> {
 
 /// The trace's jobs in the unified column order and types, in parts that
 /// are built one after the other: Helios cluster by cluster (all 3.4 M
-/// jobs at once peaked at 1.5 GB), the other traces whole. Each part is
-/// sorted by a unique key of its own, so the output does not depend on how
-/// the joins ordered the rows.
+/// jobs at once peaked at 1.5 GB), the other traces whole. Each part of
+/// PAI, Philly, Helios and SWF is sorted by a unique key of its own, so the
+/// output does not depend on how the joins ordered the rows; AcmeTrace's
+/// and spot's rows are their table's, mapped row by row in its order
+/// ([`derive`]).
 fn trace_parts(trace: Trace, dir: &Tables<'_>) -> Vec<PolarsResult<LazyFrame>> {
-    if let Some(rows) = derive(trace) {
-        let table = rows_from(trace);
-        return vec![scan(dir, table.name).map(rows)];
-    }
     let parts = match trace {
         Trace::Pai => vec![pai_jobs(dir)],
         Trace::Philly => vec![philly_jobs(dir)],
         Trace::Helios => raw::helios::CLUSTERS.iter().map(|c| helios_jobs(dir, c)).collect(),
         Trace::Swf => vec![swf_jobs(dir)],
-        Trace::Acme | Trace::Spot => unreachable!("derived row by row"),
+        Trace::Acme | Trace::Spot => {
+            let map = derive(trace).expect("AcmeTrace and spot are derived");
+            return vec![scan(dir, rows_from(trace).name).map(map)];
+        }
     };
     parts.into_iter().map(|p| p.map(in_unified_types)).collect()
 }

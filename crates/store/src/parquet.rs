@@ -103,14 +103,13 @@ impl ParquetFile {
         let file = File::create(path).at(path)?;
         let tally: Tally = Arc::default();
         let sink = BufWriter::with_capacity(1 << 20, Digesting { file, tally: Arc::clone(&tally) });
-        let writer = ParquetWriter::new(sink)
+        let mut writer = ParquetWriter::new(sink)
             .with_compression(compression())
             .with_key_value_metadata(Some(compatible_arrow_schema(schema)))
             .batched(schema)
             .map_err(|e| Error::polars(format!("{}: start writing", path.display()), e))?;
         // The settings `ParquetWriter` gives its batched writer, which
         // encodes with them but does not expose them.
-        let mut writer = writer;
         let fields = writer.parquet_schema().fields().to_vec();
         let encodings = get_encodings(&schema.to_arrow(CompatLevel::newest()));
         let columns = fields.into_iter().zip(encodings.iter().cloned()).collect();
