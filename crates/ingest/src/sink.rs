@@ -16,7 +16,7 @@ use polars::prelude::*;
 
 use tracelab_schema::error::{Error, Result};
 use tracelab_schema::{ColType, Table};
-use tracelab_store::parquet::{polars_schema, ParquetFile, Written};
+use tracelab_store::parquet::{polars_schema, ParquetFile, SharedPages, Written};
 
 /// Rows per batch and so per Parquet row group.
 pub const BATCH_ROWS: usize = 1 << 18;
@@ -164,12 +164,16 @@ impl TableWriter {
             std::thread::Builder::new().name(format!("tl-write-{}", table.name)).spawn(move || -> Result<Written> {
                 for job in rx {
                     match job {
-                        Job::Frame(df) => {
-                            file.write(&df)?;
-                            if let Some((part_file, d)) = &mut part {
-                                part_file.write(&derive_rows(d, df)?)?;
+                        Job::Frame(df) => match &mut part {
+                            None => file.write(&df)?,
+                            Some((part_file, d)) => {
+                                // The derived rows share most of the batch's
+                                // columns: each is encoded once, for both files.
+                                let mut shared = SharedPages::default();
+                                file.write_sharing(&df, &mut shared)?;
+                                part_file.write_sharing(&derive_rows(d, df)?, &mut shared)?;
                             }
-                        }
+                        },
                         Job::Copy(from) => {
                             file.append_file(&from)?;
                         }

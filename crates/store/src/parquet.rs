@@ -12,6 +12,8 @@ use std::sync::{Arc, Mutex};
 
 use polars::io::parquet::write::{get_encodings, BatchedWriter, KeyValueMetadata};
 use polars::prelude::*;
+use polars_arrow::array::{Array, PrimitiveArray, Utf8ViewArray};
+use polars_arrow::types::NativeType;
 use polars_parquet::read::{get_page_iterator, read_metadata};
 use polars_parquet::write::{
     array_to_columns, CompressedPage, Compressor, Encoding, ParquetType, StatisticsOptions, Version, WriteOptions,
@@ -128,15 +130,54 @@ impl ParquetFile {
     /// the writer of a single large file the bottleneck of its ingest (the
     /// pages, and so the bytes, are the same).
     pub fn write(&mut self, df: &DataFrame) -> Result<()> {
+        self.write_row_groups(df, None).map(|_| ())
+    }
+
+    /// [`ParquetFile::write`], taking the pages of every column whose Arrow
+    /// array `shared` already holds encoded (the same memory, type and
+    /// encoding) and keeping those it encodes there. A table derived from
+    /// another by a Polars map shares the memory of every column it takes
+    /// unchanged, so writing both through one [`SharedPages`] encodes and
+    /// compresses each such column once; the pages are a function of the
+    /// array, its type and the options, so the bytes are those of
+    /// [`ParquetFile::write`]. Returns how many columns were taken.
+    pub fn write_sharing(&mut self, df: &DataFrame, shared: &mut SharedPages) -> Result<usize> {
+        self.write_row_groups(df, Some(shared))
+    }
+
+    fn write_row_groups(&mut self, df: &DataFrame, mut shared: Option<&mut SharedPages>) -> Result<usize> {
         let context = |e| Error::polars(self.path.display().to_string(), e);
+        let mut taken = 0;
         for batch in df.iter_chunks(CompatLevel::newest(), false) {
             if batch.is_empty() {
                 continue;
             }
-            let pages = self.compressed(batch.columns()).map_err(context)?;
+            let arrays = batch.columns();
+            let mut columns: Vec<Option<ColumnPages>> = arrays
+                .iter()
+                .zip(&self.columns)
+                .map(|(array, spec)| shared.as_deref_mut().and_then(|s| s.take(array, spec, self.options)))
+                .collect();
+            let from_shared: Vec<bool> = columns.iter().map(Option::is_some).collect();
+            taken += from_shared.iter().filter(|&&t| t).count();
+            for (i, pages) in self.compressed(arrays, &columns).map_err(context)? {
+                columns[i] = Some(pages);
+            }
+            let leaves: Vec<usize> = columns.iter().map(|c| c.as_ref().map_or(0, Vec::len)).collect();
+            let mut pages: ColumnPages = columns.into_iter().flat_map(|c| c.expect("every column encoded")).collect();
             self.writer.write_row_group(batch.len() as u64, &pages).map_err(context)?;
+            // What this file encoded is kept, pages and all, for the next.
+            if let Some(s) = shared.as_deref_mut() {
+                let mut pages = pages.drain(..);
+                for (i, n) in leaves.into_iter().enumerate() {
+                    let column: ColumnPages = pages.by_ref().take(n).collect();
+                    if !from_shared[i] {
+                        s.keep(&arrays[i], &self.columns[i], self.options, column);
+                    }
+                }
+            }
         }
-        Ok(())
+        Ok(taken)
     }
 
     /// Appends every row group of the Parquet file at `path` as it is: its
@@ -171,27 +212,29 @@ impl ParquetFile {
         Ok(rows)
     }
 
-    /// The compressed pages of every column of one row group, in column
-    /// order, each column taken by the next free thread.
-    fn compressed(&self, arrays: &[ArrayRef]) -> PolarsResult<ColumnPages> {
-        let slots: Vec<Mutex<Option<PolarsResult<ColumnPages>>>> = arrays.iter().map(|_| Mutex::new(None)).collect();
+    /// The compressed pages of every column of one row group that `done`
+    /// does not hold yet, with its index, each column taken by the next
+    /// free thread.
+    fn compressed(&self, arrays: &[ArrayRef], done: &[Option<ColumnPages>]) -> PolarsResult<Vec<(usize, ColumnPages)>> {
+        let todo: Vec<usize> = (0..arrays.len()).filter(|&i| done[i].is_none()).collect();
+        let slots: Vec<Mutex<Option<PolarsResult<ColumnPages>>>> = todo.iter().map(|_| Mutex::new(None)).collect();
         let next = AtomicUsize::new(0);
         let work = || loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(array) = arrays.get(i) else { return };
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&i) = todo.get(k) else { return };
             let (ty, encoding) = &self.columns[i];
-            *slots[i].lock().expect("column slot") = Some(column_pages(array, ty, encoding, self.options));
+            *slots[k].lock().expect("column slot") = Some(column_pages(&arrays[i], ty, encoding, self.options));
         };
-        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(arrays.len());
+        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get).min(todo.len());
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(work);
             }
             work();
         });
-        let mut pages = Vec::with_capacity(arrays.len());
-        for slot in slots {
-            pages.extend(slot.into_inner().expect("column slot").expect("every column encoded")?);
+        let mut pages = Vec::with_capacity(todo.len());
+        for (i, slot) in todo.into_iter().zip(slots) {
+            pages.push((i, slot.into_inner().expect("column slot").expect("every column encoded")?));
         }
         Ok(pages)
     }
@@ -213,6 +256,91 @@ impl ParquetFile {
 
 /// Compressed pages, one list per Parquet leaf column.
 type ColumnPages = Vec<Vec<CompressedPage>>;
+
+/// Columns encoded for one file, kept for another that writes the same
+/// Arrow arrays ([`ParquetFile::write_sharing`]): ingest writes a table and
+/// the unified jobs rows mapped from each of its batches, which share the
+/// batch's job ids, users, times and more. Held per batch: it keeps the
+/// arrays (so their memory cannot be reused by others while kept) and
+/// their compressed pages, which move to the file that takes them.
+#[derive(Default)]
+pub struct SharedPages {
+    columns: Vec<SharedColumn>,
+}
+
+struct SharedColumn {
+    array: ArrayRef,
+    /// The column's Parquet type without its name (pages do not hold the
+    /// name), and its encodings.
+    ty: ParquetType,
+    encoding: Vec<Encoding>,
+    options: WriteOptions,
+    pages: ColumnPages,
+}
+
+impl SharedPages {
+    /// The pages of `array` encoded as `spec` says, if kept; each kept
+    /// column is written once more at most (the pages move).
+    fn take(
+        &mut self,
+        array: &ArrayRef,
+        (ty, encoding): &(ParquetType, Vec<Encoding>),
+        options: WriteOptions,
+    ) -> Option<ColumnPages> {
+        let ty = unnamed(ty);
+        let same = |c: &SharedColumn| {
+            c.options == options && c.encoding == *encoding && c.ty == ty && same_memory(&*c.array, &**array)
+        };
+        let at = self.columns.iter().position(same)?;
+        Some(self.columns.swap_remove(at).pages)
+    }
+
+    fn keep(
+        &mut self,
+        array: &ArrayRef,
+        (ty, encoding): &(ParquetType, Vec<Encoding>),
+        options: WriteOptions,
+        pages: ColumnPages,
+    ) {
+        let (array, ty, encoding) = (array.clone(), unnamed(ty), encoding.clone());
+        self.columns.push(SharedColumn { array, ty, encoding, options, pages });
+    }
+}
+
+fn unnamed(ty: &ParquetType) -> ParquetType {
+    let mut ty = ty.clone();
+    match &mut ty {
+        ParquetType::PrimitiveType(p) => p.field_info.name = PlSmallStr::EMPTY,
+        ParquetType::GroupType { field_info, .. } => field_info.name = PlSmallStr::EMPTY,
+    }
+    ty
+}
+
+/// Whether two arrays are views of the same memory: same type, length,
+/// validity bits and values (or string views and their buffers). Both are
+/// alive, so equal addresses mean equal contents. Types other than the
+/// canonical columns' answer no, and are encoded again.
+fn same_memory(a: &dyn Array, b: &dyn Array) -> bool {
+    let validity = |x: &dyn Array| {
+        x.validity().map(|v| {
+            let (bits, offset, len) = v.as_slice();
+            (bits.as_ptr(), offset, len)
+        })
+    };
+    if a.dtype() != b.dtype() || a.len() != b.len() || validity(a) != validity(b) {
+        return false;
+    }
+    if let (Some(x), Some(y)) = (a.as_any().downcast_ref::<Utf8ViewArray>(), b.as_any().downcast_ref::<Utf8ViewArray>())
+    {
+        let buffers = |v: &Utf8ViewArray| v.data_buffers().iter().map(|b| b.as_ptr()).collect::<Vec<_>>();
+        return x.views().as_ptr() == y.views().as_ptr() && buffers(x) == buffers(y);
+    }
+    fn values<T: NativeType>(a: &dyn Array, b: &dyn Array) -> Option<bool> {
+        let (x, y) = (a.as_any().downcast_ref::<PrimitiveArray<T>>()?, b.as_any().downcast_ref::<PrimitiveArray<T>>()?);
+        Some(x.values().as_ptr() == y.values().as_ptr())
+    }
+    values::<i64>(a, b).or_else(|| values::<f64>(a, b)).or_else(|| values::<i32>(a, b)).unwrap_or(false)
+}
 
 /// A page as read, with the row count the writer asks for: the number of
 /// values, as every canonical column is flat (neither nested nor repeated).
@@ -311,6 +439,65 @@ mod tests {
         writer.finish().unwrap();
         drop(writer);
         assert!(std::fs::read(&ours).unwrap() == std::fs::read(&theirs).unwrap(), "same bytes as Polars' writer");
+    }
+
+    #[test]
+    fn shared_columns_are_written_once_with_the_bytes_of_encoding_them() {
+        let n = 100_000i64;
+        let mut batch = df!(
+            "id" => (0..n).map(|i| format!("a job id longer than twelve bytes {i}")).collect::<Vec<_>>(),
+            "kind" => (0..n).map(|i| ["sft", "eval", "pretrain"][(i % 3) as usize]).collect::<Vec<_>>(),
+            "n" => (0..n).map(|i| (i % 9 != 0).then_some(i % 50)).collect::<Vec<_>>(),
+            "f" => (0..n).map(|i| i as f64 / 7.0).collect::<Vec<_>>(),
+            "t" => (0..n).map(|i| 1_600_000_000_000_000 + i * 7_000_001).collect::<Vec<_>>(),
+        )
+        .unwrap();
+        batch.with_column(batch.column("t").unwrap().cast(&dtype(ColType::Timestamp)).unwrap()).unwrap();
+        batch.rechunk_mut();
+        // Derived as ingest derives the unified rows: some columns taken as
+        // they are (one renamed), one computed, one constant.
+        let derived = batch
+            .clone()
+            .lazy()
+            .select([
+                lit("acme").alias("trace"),
+                col("id"),
+                col("t").alias("submit"),
+                (col("f") * lit(2.0)).alias("twice"),
+                col("n"),
+            ])
+            .collect()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, df: &DataFrame, shared: Option<&mut SharedPages>| {
+            let path = dir.path().join(name);
+            let mut file = ParquetFile::create(&path, df.schema()).unwrap();
+            let taken = match shared {
+                Some(s) => file.write_sharing(df, s).unwrap(),
+                None => {
+                    file.write(df).unwrap();
+                    0
+                }
+            };
+            file.finish().unwrap();
+            (std::fs::read(path).unwrap(), taken)
+        };
+        let mut shared = SharedPages::default();
+        let (batch_bytes, taken) = write("batch.parquet", &batch, Some(&mut shared));
+        assert_eq!(taken, 0, "nothing to take before the first file");
+        let (derived_bytes, taken) = write("derived.parquet", &derived, Some(&mut shared));
+        assert_eq!(taken, 3, "id, submit (t renamed) and n are the batch's own arrays");
+        assert!(batch_bytes == write("batch-alone.parquet", &batch, None).0);
+        assert!(derived_bytes == write("derived-alone.parquet", &derived, None).0, "same bytes as encoding them");
+        // Equal values in other memory are encoded again, not taken.
+        let mut copy = derived.clone();
+        let id: Vec<String> = (0..n).map(|i| format!("a job id longer than twelve bytes {i}")).collect();
+        copy.with_column(Column::new("id".into(), id)).unwrap();
+        let mut shared = SharedPages::default();
+        write("batch-again.parquet", &batch, Some(&mut shared));
+        let (copy_bytes, taken) = write("copy.parquet", &copy, Some(&mut shared));
+        assert_eq!(taken, 2, "submit and n only");
+        assert!(copy_bytes == derived_bytes);
     }
 
     #[test]
