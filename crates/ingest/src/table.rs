@@ -141,22 +141,32 @@ impl KeyGuard {
 
     /// Accepts the keys of all `rows` or none of them.
     fn check(&mut self, rows: &[Value<'_>], width: usize) -> Result<(), Fault> {
-        // The key buffer is kept between records: one allocation per table,
-        // not one per record.
+        // The key buffer is kept between records, whatever their outcome:
+        // one allocation per table, not one per record.
         let mut key = std::mem::take(&mut self.scratch);
-        if rows.len() == width {
-            // One row, the common case: no list of fresh keys.
-            self.key_of(rows, &mut key);
-            let hash = self.hasher.hash_one(&key);
-            let new = self.insert(hash, &key);
-            self.scratch = key;
-            return if new { Ok(()) } else { Err(self.duplicate(rows)) };
+        let checked =
+            if rows.len() == width { self.check_one(rows, &mut key) } else { self.check_many(rows, width, &mut key) };
+        self.scratch = key;
+        checked
+    }
+
+    /// One row, the common case: no list of fresh keys.
+    fn check_one(&mut self, row: &[Value<'_>], key: &mut Vec<u8>) -> Result<(), Fault> {
+        self.key_of(row, key);
+        let hash = self.hasher.hash_one(&*key);
+        if self.insert(hash, key) {
+            Ok(())
+        } else {
+            Err(self.duplicate(row))
         }
+    }
+
+    fn check_many(&mut self, rows: &[Value<'_>], width: usize, key: &mut Vec<u8>) -> Result<(), Fault> {
         let mut fresh: Vec<(u64, Vec<u8>)> = Vec::with_capacity(rows.len() / width.max(1));
         for row in rows.chunks(width) {
-            self.key_of(row, &mut key);
-            let hash = self.hasher.hash_one(&key);
-            if self.known(hash, &key) || fresh.iter().any(|(h, k)| *h == hash && *k == key) {
+            self.key_of(row, key);
+            let hash = self.hasher.hash_one(&*key);
+            if self.known(hash, key) || fresh.iter().any(|(h, k)| *h == hash && k == key) {
                 return Err(self.duplicate(row));
             }
             fresh.push((hash, key.clone()));
