@@ -7,7 +7,8 @@
 //! the functions tracelab adds or bounds (exact quantiles in [`quantile`],
 //! string results under a ceiling in [`strings`], PostgreSQL's casts in
 //! [`semantics`]), the memory pool that makes a large query spill to disk
-//! ([`session`]), notes about what a query computes ([`notes`]), the
+//! ([`session`]), a top-k that reads the wide columns it carries only for
+//! the rows it keeps ([`late_columns`]), notes about what a query computes ([`notes`]), the
 //! named-query catalog (`queries/*.sql`) with its parameters, errors that
 //! point into the query text ([`diagnose`]), and the output writers.
 //!
@@ -22,6 +23,7 @@ pub mod catalog;
 mod diagnose;
 mod guard;
 mod intervals;
+mod late_columns;
 mod lex;
 pub mod limits;
 mod notes;

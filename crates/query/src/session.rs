@@ -38,6 +38,8 @@ use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::execution::SessionStateDefaults;
 use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
+use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::collect;
 use datafusion::prelude::{SQLOptions, SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DFStatement;
@@ -45,6 +47,7 @@ use datafusion::sql::sqlparser::ast::{Query, Statement};
 
 use tracelab_store::StoredTable;
 
+use super::late_columns::LateColumns;
 use super::store_schema::StoreSchema;
 use super::{diagnose, intervals, notes, quantile, semantics, strings, Answer, Limits, QueryError};
 
@@ -79,19 +82,20 @@ async fn run(
     let mut notes = notes::integer_divisions(&plan);
     let frame = ctx.execute_logical_plan(plan).await.map_err(explain)?;
     let physical = frame.create_physical_plan().await.map_err(explain)?;
+    let batches = collect(Arc::clone(&physical), ctx.task_ctx()).await.map_err(explain)?;
     if std::env::var_os("TRACELAB_DEBUG_PLAN").is_some() {
         print_plan(physical.as_ref());
     }
-    let batches = collect(Arc::clone(&physical), ctx.task_ctx()).await.map_err(explain)?;
     notes.extend(notes::spills(&physical, limits.memory_limit));
     Ok(Answer { schema: physical.schema(), batches, notes })
 }
 
-/// A developer's switch (`TRACELAB_DEBUG_PLAN`): the physical plan on
-/// stderr, for reading why a query is slow; no user output depends on it.
+/// A developer's switch (`TRACELAB_DEBUG_PLAN`): the physical plan as run,
+/// with each operator's metrics (rows, time, bytes scanned, pages pruned),
+/// on stderr, for reading why a query is slow; no user output depends on it.
 #[allow(clippy::print_stderr)]
 fn print_plan(physical: &dyn datafusion::physical_plan::ExecutionPlan) {
-    eprintln!("{}", datafusion::physical_plan::displayable(physical).indent(true));
+    eprintln!("{}", datafusion::physical_plan::display::DisplayableExecutionPlan::with_metrics(physical).indent(true));
 }
 
 /// What the plan may contain: a query, nothing that defines, changes or
@@ -118,6 +122,7 @@ pub(crate) fn context(tables: Arc<Vec<StoredTable>>, limits: &Limits) -> Result<
         .with_scalar_functions(scalar_functions())
         .with_aggregate_functions(aggregates())
         .with_analyzer_rules(analyzer_rules())
+        .with_physical_optimizer_rules(physical_rules())
         .build();
     let ctx = SessionContext::new_with_state(state);
     let catalog = ctx.catalog("datafusion").ok_or_else(|| DataFusionError::Internal("no default catalog".into()))?;
@@ -140,6 +145,16 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     let mut rules = Analyzer::new().rules;
     rules.insert(0, Arc::new(semantics::SignedArithmetic));
     rules.push(Arc::new(semantics::PostgresSemantics::new()));
+    rules
+}
+
+/// DataFusion's physical optimizer rules with [`LateColumns`] before the
+/// last filter pushdown (which gives the joins' and top-k's dynamic filters
+/// to the scans of the plan as rewritten).
+pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
+    let mut rules = PhysicalOptimizer::new().rules;
+    let at = rules.iter().position(|r| r.name() == "FilterPushdown(Post)").unwrap_or(rules.len());
+    rules.insert(at, Arc::new(LateColumns));
     rules
 }
 
