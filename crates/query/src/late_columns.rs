@@ -69,7 +69,7 @@ use datafusion::parquet::file::metadata::PageIndexPolicy;
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::projection::ProjectionExpr;
 use datafusion::physical_expr::utils::collect_columns;
-use datafusion::physical_expr::{LexOrdering, PhysicalExpr, ScalarFunctionExpr};
+use datafusion::physical_expr::{EquivalenceProperties, LexOrdering, PhysicalExpr, ScalarFunctionExpr};
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::coop::CooperativeExec;
 use datafusion::physical_plan::execution_plan::{
@@ -353,6 +353,17 @@ fn late_scan(plan: &Arc<dyn ExecutionPlan>, columns: &[usize]) -> Result<Option<
     Ok(scan.try_swapping_with_projection(&projection)?.map(|scan| (scan, sources)))
 }
 
+/// The properties of this module's operators: one partition, emitted
+/// once the input is read, with `equivalences` among its columns.
+fn all_at_the_end(equivalences: EquivalenceProperties) -> Arc<PlanProperties> {
+    Arc::new(PlanProperties::new(
+        equivalences,
+        Partitioning::UnknownPartitioning(1),
+        EmissionType::Final,
+        Boundedness::Bounded,
+    ))
+}
+
 /// Keeps the rows of its input whose `prefix` key is at most the n-th
 /// smallest one (ties included): every row a top-n on keys that start with
 /// `prefix` can print.
@@ -367,12 +378,7 @@ pub(crate) struct TopCandidatesExec {
 
 impl TopCandidatesExec {
     fn new(input: Arc<dyn ExecutionPlan>, prefix: LexOrdering, n: usize) -> TopCandidatesExec {
-        let properties = Arc::new(PlanProperties::new(
-            input.equivalence_properties().clone(),
-            Partitioning::UnknownPartitioning(1),
-            EmissionType::Final,
-            Boundedness::Bounded,
-        ));
+        let properties = all_at_the_end(input.equivalence_properties().clone());
         TopCandidatesExec { input, prefix, n, properties, metrics: ExecutionPlanMetricsSet::new() }
     }
 }
@@ -562,12 +568,7 @@ pub(crate) struct FetchLateExec {
 
 impl FetchLateExec {
     fn new(input: Arc<dyn ExecutionPlan>, sources: Sources, schema: SchemaRef) -> FetchLateExec {
-        let properties = Arc::new(PlanProperties::new(
-            datafusion::physical_expr::EquivalenceProperties::new(Arc::clone(&schema)),
-            Partitioning::UnknownPartitioning(1),
-            EmissionType::Final,
-            Boundedness::Bounded,
-        ));
+        let properties = all_at_the_end(EquivalenceProperties::new(Arc::clone(&schema)));
         FetchLateExec { input, sources, schema, properties, metrics: ExecutionPlanMetricsSet::new() }
     }
 }
