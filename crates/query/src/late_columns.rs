@@ -1,8 +1,9 @@
-//! Late columns: a top-k over many rows decodes the wide columns it only
-//! carries (names, paths, hashes) for the rows it keeps, not for every row.
+//! Late columns: a top-k over many rows decodes the columns it only
+//! carries (names, paths, hashes, measurements) for the rows it keeps, not
+//! for every row.
 //!
-//! `ORDER BY ... LIMIT n` over a join or a filter of a Parquet table reads
-//! each text column the query prints for every row the scan reads, and
+//! `ORDER BY ... LIMIT n` over a scan, a join or a filter of a Parquet table
+//! reads each column the query prints for every row the scan reads, and
 //! carries it through the join, though only n rows are printed. In the named
 //! query `instances-over-request` the 60-character worker names are three
 //! quarters of the bytes read (116 of 150 MB compressed at full scale) for
@@ -14,16 +15,19 @@
 //! reader's row-number column, which costs no decoding) in its place; the
 //! row numbers travel through the plan unchanged; [`TopCandidatesExec`]
 //! keeps the rows that can still be among the n; [`FetchLateExec`] reads the
-//! columns' values for those rows only (the store's files carry page indexes,
-//! so it reads the pages holding them); the original top-k then orders and
-//! cuts them:
+//! values of the late columns a sort key uses for those rows (the store's
+//! files carry page indexes, so it reads the pages holding them); the
+//! original top-k orders and cuts them; a second [`FetchLateExec`] reads the
+//! other late columns for the n rows left. Many rows can tie at the cut (a
+//! utilization of 100 %), and every one of them is a candidate:
 //!
 //! ```text
-//! SortExec: TopK(n) [k1, k2, w]       SortExec: TopK(n) [k1, k2, w]
-//!   HashJoinExec ...                    FetchLateExec [w from sensor.parquet]
-//!     DataSourceExec [a, w]       =>      TopCandidatesExec: n, [k1, k2]
-//!                                           HashJoinExec ...
-//!                                             DataSourceExec [a, file_row_index() AS w]
+//! SortExec: TopK(n) [k1, k2, w]       FetchLateExec [x]
+//!   HashJoinExec ...                    SortExec: TopK(n) [k1, k2, w]
+//!     DataSourceExec [a, w, x]   =>       FetchLateExec [w]
+//!                                           TopCandidatesExec: n, [k1, k2]
+//!                                             HashJoinExec ...
+//!                                               DataSourceExec [a, row(w), row(x)]
 //! ```
 //!
 //! Why the answer is unchanged: let P be the sort keys before the first one
@@ -32,6 +36,7 @@
 //! keys say, so it is not printed; [`TopCandidatesExec`] keeps every row
 //! whose P value is at most K (ties included), a superset of the rows
 //! printed, and the top-k over them picks the same rows in the same order.
+//! The columns read after it are the same rows' values, in the same order.
 //!
 //! The rule applies only where that reasoning holds: a column passes from a
 //! Parquet scan of one file to the top-k as itself, through projections
@@ -48,7 +53,7 @@ use datafusion::arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch, UInt32Array,
 };
 use datafusion::arrow::compute::{cast, concat_batches, filter_record_batch, take};
-use datafusion::arrow::datatypes::{DataType, SchemaRef};
+use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
 use datafusion::arrow::row::{OwnedRow, RowConverter, Rows, SortField};
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode, TreeNodeRecursion};
@@ -133,7 +138,7 @@ fn rewrite_top_k(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn Executi
     }
     let schema = input.schema();
     let mut late: Vec<usize> = (0..schema.fields().len())
-        .filter(|&i| is_wide(schema.field(i).data_type()))
+        .filter(|&i| may_be_late(schema.field(i).data_type()))
         .filter(|&i| matches!(late_plan(input, &[i]), Ok(Some(_))))
         .collect();
     // The keys before the first one that uses a late column decide the
@@ -154,25 +159,53 @@ fn rewrite_top_k(node: &Arc<dyn ExecutionPlan>) -> Result<Option<Arc<dyn Executi
     if late.is_empty() {
         return Ok(None);
     }
-    let Some((rewritten, sources)) = late_plan(input, &late)? else { return Ok(None) };
+    let Some((rewritten, mut sources)) = late_plan(input, &late)? else { return Ok(None) };
     let prefix = LexOrdering::new(prefix).ok_or_else(|| internal_datafusion_err!("late columns: no sort key"))?;
-    let candidates = Arc::new(TopCandidatesExec::new(rewritten, prefix, n));
-    let fetched = Arc::new(FetchLateExec::new(candidates, sources, schema));
-    Ok(Some(replace_children_if_necessary(Arc::clone(node), vec![fetched])?))
+    let candidates: Arc<dyn ExecutionPlan> = Arc::new(TopCandidatesExec::new(rewritten, prefix, n));
+    // The late columns a sort key reads are fetched for every candidate,
+    // the others only for the n rows the sort keeps: many rows can tie at
+    // the cut (a utilization of 100 %), and all of them are candidates.
+    let sorted_on: Vec<usize> = sort.expr().iter().flat_map(|k| collect_columns(&k.expr)).map(|c| c.index()).collect();
+    let after: Sources = sources.extract_if(.., |i, _| !sorted_on.contains(i)).collect();
+    let sort_input = if sources.is_empty() {
+        candidates
+    } else {
+        let fields: Vec<_> = (0..schema.fields().len())
+            .map(|i| {
+                if after.contains_key(&i) {
+                    candidates.schema().fields()[i].clone()
+                } else {
+                    schema.fields()[i].clone()
+                }
+            })
+            .collect();
+        let keys_read = Arc::new(Schema::new_with_metadata(fields, schema.metadata().clone()));
+        Arc::new(FetchLateExec::new(candidates, sources, keys_read, None)) as Arc<dyn ExecutionPlan>
+    };
+    let sorted = replace_children_if_necessary(Arc::clone(node), vec![sort_input])?;
+    if after.is_empty() {
+        return Ok(Some(sorted));
+    }
+    Ok(Some(Arc::new(FetchLateExec::new(sorted, after, node.schema(), Some(sort.expr().clone())))))
 }
 
-/// Text and binary columns: the ones whose decoding and carrying cost
-/// grows with their length.
-fn is_wide(data_type: &DataType) -> bool {
-    matches!(
-        data_type,
-        DataType::Utf8
-            | DataType::LargeUtf8
-            | DataType::Utf8View
-            | DataType::Binary
-            | DataType::LargeBinary
-            | DataType::BinaryView
-    )
+/// The columns that may be read late: text and binary (whose decoding and
+/// carrying cost grows with their length) and numbers and booleans, whose
+/// values the file holds as they are printed, so that the cast of what the
+/// fetch reads to the column's type is exact. Times and dates are carried:
+/// their units and zones are the scan's to reconcile.
+fn may_be_late(data_type: &DataType) -> bool {
+    data_type.is_numeric()
+        || matches!(
+            data_type,
+            DataType::Boolean
+                | DataType::Utf8
+                | DataType::LargeUtf8
+                | DataType::Utf8View
+                | DataType::Binary
+                | DataType::LargeBinary
+                | DataType::BinaryView
+        )
 }
 
 /// Where a late column's values are: a column of one Parquet file.
@@ -562,14 +595,23 @@ pub(crate) struct FetchLateExec {
     input: Arc<dyn ExecutionPlan>,
     sources: Sources,
     schema: SchemaRef,
+    ordering: Option<LexOrdering>,
     properties: Arc<PlanProperties>,
     metrics: ExecutionPlanMetricsSet,
 }
 
 impl FetchLateExec {
-    fn new(input: Arc<dyn ExecutionPlan>, sources: Sources, schema: SchemaRef) -> FetchLateExec {
-        let properties = all_at_the_end(EquivalenceProperties::new(Arc::clone(&schema)));
-        FetchLateExec { input, sources, schema, properties, metrics: ExecutionPlanMetricsSet::new() }
+    /// Over `input`, its rows in their order as `schema`; `ordering`, the
+    /// order of a sort below that this keeps.
+    fn new(
+        input: Arc<dyn ExecutionPlan>,
+        sources: Sources,
+        schema: SchemaRef,
+        ordering: Option<LexOrdering>,
+    ) -> FetchLateExec {
+        let equivalences = EquivalenceProperties::new_with_orderings(Arc::clone(&schema), ordering.clone());
+        let properties = all_at_the_end(equivalences);
+        FetchLateExec { input, sources, schema, ordering, properties, metrics: ExecutionPlanMetricsSet::new() }
     }
 }
 
@@ -605,7 +647,12 @@ impl ExecutionPlan for FetchLateExec {
     }
 
     fn with_new_children(self: Arc<Self>, mut children: Vec<Arc<dyn ExecutionPlan>>) -> Result<Arc<dyn ExecutionPlan>> {
-        Ok(Arc::new(FetchLateExec::new(children.swap_remove(0), self.sources.clone(), Arc::clone(&self.schema))))
+        let (sources, schema, ordering) = (self.sources.clone(), Arc::clone(&self.schema), self.ordering.clone());
+        Ok(Arc::new(FetchLateExec::new(children.swap_remove(0), sources, schema, ordering)))
+    }
+
+    fn maintains_input_order(&self) -> Vec<bool> {
+        vec![true]
     }
 
     fn metrics(&self) -> Option<MetricsSet> {
@@ -847,6 +894,11 @@ mod tests {
         let (rows, plan) = run(dir.path(), &["t"], "SELECT k, v, w FROM t ORDER BY k, w LIMIT 5", true);
         assert_eq!(rows, ["1|A|a", "1|M|m", "1|Q|q", "1|Z|z", "2|A|a"], "{plan}");
         assert!(plan.contains("FetchLateExec: [w@1 from") && plan.contains("v@2 from"), "{plan}");
+        // A late column no sort key reads is read after the sort, for its 5 rows only.
+        let (rows, plan) = run(dir.path(), &["t"], "SELECT v, k, w FROM t ORDER BY k, w LIMIT 5", true);
+        assert_eq!(rows, ["A|1|a", "M|1|m", "Q|1|q", "Z|1|z", "A|2|a"], "{plan}");
+        let after = plan.find("FetchLateExec: [v@2 from").unwrap_or_else(|| panic!("v is late: {plan}"));
+        assert!(after < plan.find("SortExec").unwrap() && plan.contains("FetchLateExec: [w@1 from"), "{plan}");
         // NULLs last: the largest k, descending, is NULL, then 5; NULL names last among 2s.
         let (rows, _) = run(dir.path(), &["t"], "SELECT k, w FROM t ORDER BY k DESC NULLS FIRST, w LIMIT 3", true);
         assert_eq!(rows, ["NULL|n", "5|x", "4|d"]);
@@ -878,7 +930,7 @@ mod tests {
         write_table(dir.path(), "t", T);
         write_table(dir.path(), "u", &[(Some(1), Some("a")), (Some(2), Some("b"))]);
         for sql in [
-            "SELECT k, w FROM t ORDER BY w, k LIMIT 3",
+            "SELECT w FROM t ORDER BY w LIMIT 3",
             "SELECT k, w FROM t WHERE w > 'b' ORDER BY k LIMIT 3",
             "SELECT k, upper(w) AS w FROM t ORDER BY k LIMIT 3",
             "SELECT t.k, t.w FROM t JOIN u ON t.w = u.w ORDER BY t.k LIMIT 3",
@@ -891,8 +943,8 @@ mod tests {
     }
 
     /// Random tables with many ties and NULLs, and top-k queries over a
-    /// scan, a filter and joins: the same rows with the rule as without it,
-    /// and the rule applied to every one of them.
+    /// scan, a filter and joins, late text and numbers: the same rows with
+    /// the rule as without it, and the rule applied to every one of them.
     #[test]
     fn random_top_ks_give_the_rows_datafusion_gives_without_the_rule() {
         let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
@@ -925,8 +977,10 @@ mod tests {
                 for sql in [
                     format!("SELECT k, w, v FROM t ORDER BY k, w LIMIT {limit}"),
                     format!("SELECT w, k FROM t ORDER BY k DESC, w DESC LIMIT {limit}"),
+                    format!("SELECT k, v, w FROM t ORDER BY w DESC NULLS LAST, k NULLS FIRST LIMIT {limit}"),
                     format!("SELECT k, w FROM t WHERE k % 3 <> 1 ORDER BY k NULLS FIRST, w LIMIT {limit}"),
                     format!("SELECT t.k, t.w, u.w AS v FROM t JOIN u ON t.k = u.k ORDER BY t.k, t.w, u.w LIMIT {limit}"),
+                    format!("SELECT u.w AS label, t.k, t.w, t.v FROM t JOIN u ON t.k = u.k ORDER BY t.k DESC, t.w LIMIT {limit}"),
                     format!(
                         "SELECT t.k, u.w AS v, t.w FROM t LEFT JOIN u ON t.k = u.k ORDER BY t.k DESC, t.w, u.w LIMIT {limit}"
                     ),
