@@ -52,7 +52,7 @@ use std::sync::Arc;
 use datafusion::arrow::array::{
     new_null_array, Array, ArrayRef, AsArray, BooleanArray, Int64Array, RecordBatch, UInt32Array,
 };
-use datafusion::arrow::compute::{cast, concat_batches, filter_record_batch, take};
+use datafusion::arrow::compute::{cast_with_options, concat_batches, filter_record_batch, take, CastOptions};
 use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
 use datafusion::arrow::row::{OwnedRow, RowConverter, Rows, SortField};
 use datafusion::common::config::ConfigOptions;
@@ -707,7 +707,10 @@ async fn fetch_late(
         }
         let values = read_rows(&numbers, late, context).await?;
         for ((i, _), values) in late.iter().zip(values) {
-            columns[*i] = cast(&values, schema.field(*i).data_type())?;
+            // An exact cast or an error, never a NULL for a value that does
+            // not fit (arrow's default).
+            let exact = CastOptions { safe: false, ..CastOptions::default() };
+            columns[*i] = cast_with_options(&values, schema.field(*i).data_type(), &exact)?;
         }
     }
     Ok(RecordBatch::try_new(Arc::clone(schema), columns)?)
