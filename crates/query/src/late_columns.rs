@@ -67,7 +67,7 @@ use datafusion::execution::object_store::ObjectStoreUrl;
 use datafusion::execution::TaskContext;
 use datafusion::functions::core::file_row_index::FileRowIndexFunc;
 use datafusion::logical_expr::ScalarUDF;
-use datafusion::parquet::arrow::arrow_reader::{ArrowReaderOptions, RowSelection, RowSelector};
+use datafusion::parquet::arrow::arrow_reader::{ArrowReaderOptions, RowSelection};
 use datafusion::parquet::arrow::async_reader::AsyncFileReader;
 use datafusion::parquet::arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask};
 use datafusion::parquet::file::metadata::PageIndexPolicy;
@@ -533,11 +533,7 @@ impl Candidates {
 
     fn push(&mut self, batch: RecordBatch) -> Result<()> {
         let batch = match &self.bound {
-            Some(bound) => {
-                let keys = self.keys(&batch)?;
-                let keep: BooleanArray = keys.iter().map(|k| Some(k <= bound.row())).collect();
-                own_views(filter_record_batch(&batch, &keep)?)?
-            }
+            Some(bound) => at_most(&batch, &self.keys(&batch)?, bound)?,
             None => batch,
         };
         if batch.num_rows() == 0 {
@@ -560,8 +556,7 @@ impl Candidates {
         let n = self.n.min(order.len());
         order.select_nth_unstable_by(n - 1, |a, b| keys.row(*a).cmp(&keys.row(*b)));
         let bound = keys.row(order[n - 1]).owned();
-        let keep: BooleanArray = keys.iter().map(|k| Some(k <= bound.row())).collect();
-        let kept = own_views(filter_record_batch(&all, &keep)?)?;
+        let kept = at_most(&all, &keys, &bound)?;
         self.kept_rows = kept.num_rows();
         self.compact_at = (2 * self.n).max(MIN_COMPACT).max(2 * self.kept_rows);
         self.reservation.try_resize(kept.get_array_memory_size())?;
@@ -569,6 +564,12 @@ impl Candidates {
         self.bound = Some(bound);
         Ok(())
     }
+}
+
+/// The rows of `batch` whose key (`keys`, one per row) is at most `bound`.
+fn at_most(batch: &RecordBatch, keys: &Rows, bound: &OwnedRow) -> Result<RecordBatch> {
+    let keep: BooleanArray = keys.iter().map(|k| Some(k <= bound.row())).collect();
+    own_views(filter_record_batch(batch, &keep)?)
 }
 
 /// `batch` with its string and binary views holding only their own
@@ -695,6 +696,9 @@ async fn fetch_late(
             .or_default()
             .push((i, source));
     }
+    // An exact cast or an error, never a NULL for a value that does not
+    // fit (arrow's default).
+    let exact = CastOptions { safe: false, ..CastOptions::default() };
     for late in by_file.values() {
         let mut numbers = Vec::with_capacity(late.len());
         for (i, source) in late {
@@ -707,9 +711,6 @@ async fn fetch_late(
         }
         let values = read_rows(&numbers, late, context).await?;
         for ((i, _), values) in late.iter().zip(values) {
-            // An exact cast or an error, never a NULL for a value that does
-            // not fit (arrow's default).
-            let exact = CastOptions { safe: false, ..CastOptions::default() };
             columns[*i] = cast_with_options(&values, schema.field(*i).data_type(), &exact)?;
         }
     }
@@ -748,9 +749,16 @@ async fn read_rows(
         let root = builder.schema().fields().iter().position(|f| f.name() == &source.column);
         roots.push(root.ok_or_else(|| internal_datafusion_err!("{location} has no column {}", source.column))?);
     }
-    let file_rows = builder.metadata().file_metadata().num_rows();
+    let file_rows = usize::try_from(builder.metadata().file_metadata().num_rows()).unwrap_or(0);
+    // `wanted` is ascending and distinct; each row is a range of one, which
+    // the selection merges with its neighbours.
+    let rows: Vec<usize> = wanted.iter().filter_map(|&r| usize::try_from(r).ok()).filter(|&r| r < file_rows).collect();
+    if rows.len() != wanted.len() {
+        return Err(internal_datafusion_err!("{location}: row numbers beyond its {file_rows} rows"));
+    }
+    let selection = RowSelection::from_consecutive_ranges(rows.iter().map(|&r| r..r + 1), file_rows);
     let mask = ProjectionMask::roots(builder.parquet_schema(), roots.iter().copied());
-    let stream = builder.with_projection(mask).with_row_selection(selection(&wanted, file_rows)).build()?;
+    let stream = builder.with_projection(mask).with_row_selection(selection).build()?;
     let read: Vec<RecordBatch> = stream.try_collect().await?;
     let Some(first) = read.first() else { return Err(internal_datafusion_err!("{location} gave no rows")) };
     let read = concat_batches(&first.schema(), &read)?;
@@ -767,32 +775,6 @@ async fn read_rows(
         out.push(take(values.as_ref(), &positions, None)?);
     }
     Ok(out)
-}
-
-/// The rows `wanted` (ascending, distinct, below `file_rows`) of a file
-/// of `file_rows` rows as a Parquet row selection.
-fn selection(wanted: &[i64], file_rows: i64) -> RowSelection {
-    let mut selectors = Vec::new();
-    let mut next = 0i64;
-    let mut run = 0usize;
-    for &row in wanted {
-        if row != next {
-            if run > 0 {
-                selectors.push(RowSelector::select(run));
-                run = 0;
-            }
-            selectors.push(RowSelector::skip((row - next) as usize));
-        }
-        run += 1;
-        next = row + 1;
-    }
-    if run > 0 {
-        selectors.push(RowSelector::select(run));
-    }
-    if file_rows > next {
-        selectors.push(RowSelector::skip((file_rows - next) as usize));
-    }
-    RowSelection::from(selectors)
 }
 
 #[cfg(test)]

@@ -82,17 +82,19 @@ async fn run(
     let mut notes = notes::integer_divisions(&plan);
     let frame = ctx.execute_logical_plan(plan).await.map_err(explain)?;
     let physical = frame.create_physical_plan().await.map_err(explain)?;
-    let batches = collect(Arc::clone(&physical), ctx.task_ctx()).await.map_err(explain)?;
+    let batches = collect(Arc::clone(&physical), ctx.task_ctx()).await;
     if std::env::var_os("TRACELAB_DEBUG_PLAN").is_some() {
         print_plan(physical.as_ref());
     }
+    let batches = batches.map_err(explain)?;
     notes.extend(notes::spills(&physical, limits.memory_limit));
     Ok(Answer { schema: physical.schema(), batches, notes })
 }
 
-/// A developer's switch (`TRACELAB_DEBUG_PLAN`): the physical plan as run,
-/// with each operator's metrics (rows, time, bytes scanned, pages pruned),
-/// on stderr, for reading why a query is slow; no user output depends on it.
+/// A developer's switch (`TRACELAB_DEBUG_PLAN`): the physical plan as run
+/// (or as far as it ran, when the query failed), with each operator's
+/// metrics (rows, time, bytes scanned, pages pruned), on stderr, for reading
+/// why a query is slow; no user output depends on it.
 #[allow(clippy::print_stderr)]
 fn print_plan(physical: &dyn datafusion::physical_plan::ExecutionPlan) {
     eprintln!("{}", datafusion::physical_plan::display::DisplayableExecutionPlan::with_metrics(physical).indent(true));
