@@ -19,7 +19,8 @@ with tracelab (`tracelab query ... --format csv > /dev/null`, the whole process:
 registering the tables, planning, reading, printing) and with DuckDB (in this process: connect,
 one view per table, execute, fetch all rows); first `SELECT 1` with both, the part of every figure
 that is start-up (printed in milliseconds of CPU; issue 35's target: under 10 ms for tracelab).
-Each is run --repeat times (default 3); the median wall time and CPU time (user + system; steadier
+Each is run --repeat times (default 3), the tools taking turns within each round (see measure_all);
+the median wall time and CPU time (user + system; steadier
 than wall time on a shared machine) are printed with the ratios tracelab/DuckDB (< 1: tracelab
 faster). The last two columns run DuckDB the same way once per new Python process ("new pr.",
 timed from after `import duckdb`) and give tracelab's CPU ratio to that: every tracelab run is a
@@ -117,12 +118,12 @@ def prepare(args):
     return store
 
 
-def tracelab_time(args, store, query, params):
-    """[(wall, cpu)] of --repeat runs of `tracelab query`."""
+def tracelab_cmd(args, store, query, params):
+    """`tracelab query` of a named query or SQL text, printing CSV."""
     cmd = [args.tracelab, "query", query, "--store", store, "--format", "csv"]
     for k, v in params.items():
         cmd += ["--param", f"{k}={v}"]
-    return [run_cpu(cmd) for _ in range(args.repeat)]
+    return cmd
 
 
 def cpu_self():
@@ -147,10 +148,6 @@ def duckdb_once(store, sql, params):
     return time.perf_counter() - start, cpu_self() - cpu
 
 
-def duckdb_time(args, store, sql, params):
-    return [duckdb_once(store, sql, params) for _ in range(args.repeat)]
-
-
 # One DuckDB run in a process of its own: the same steps as duckdb_once, timed after `import duckdb`.
 FRESH = r"""
 import json, sys
@@ -161,24 +158,30 @@ print(json.dumps(query.duckdb_once(query.Path(store), sql, params)))
 """
 
 
-def duckdb_fresh_time(args, store, sql, params):
-    """[(wall, cpu)] of --repeat DuckDB runs, each in a new Python process that has run nothing before it:
-    its heap starts as cold as tracelab's. In this process every run after the first reuses memory the
-    process already touched, which the kernel does not zero again."""
+def duckdb_fresh_once(store, sql, params):
+    """(wall, cpu) of one DuckDB run in a new Python process that has run nothing before it: its heap starts
+    as cold as tracelab's. In this process every run after the first reuses memory the process already
+    touched, which the kernel does not zero again."""
     job = json.dumps([str(store), sql, params])
-    out = []
-    for _ in range(args.repeat):
-        child = subprocess.run([sys.executable, "-c", FRESH, str(Path(__file__).parent)], input=job,
-                               capture_output=True, text=True)
-        if child.returncode != 0:
-            sys.exit(f"DuckDB in a new process failed:\n{child.stderr[-2000:]}")
-        out.append(tuple(json.loads(child.stdout)))
-    return out
+    child = subprocess.run([sys.executable, "-c", FRESH, str(Path(__file__).parent)], input=job,
+                           capture_output=True, text=True)
+    if child.returncode != 0:
+        sys.exit(f"DuckDB in a new process failed:\n{child.stderr[-2000:]}")
+    return tuple(json.loads(child.stdout))
 
 
-def duckdb_both(args, store, sql, params):
-    """DuckDB's runs in this process and in new processes: report's d and f."""
-    return duckdb_time(args, store, sql, params), duckdb_fresh_time(args, store, sql, params)
+def measure_all(args, cmd, store, sql, params):
+    """--repeat rounds of one tracelab run (cmd), one DuckDB run in this process and one in a new process:
+    the report's t, d and f. The three take turns within each round, in the opposite order every other
+    round, so that a slow spell of a shared machine (its speed drifts by tens of percent over minutes)
+    falls on all three alike rather than on whichever ran during it."""
+    t, d, f = [], [], []
+    turns = [lambda: t.append(run_cpu(cmd)), lambda: d.append(duckdb_once(store, sql, params)),
+             lambda: f.append(duckdb_fresh_once(store, sql, params))]
+    for i in range(args.repeat):
+        for turn in (turns if i % 2 == 0 else turns[::-1]):
+            turn()
+    return t, d, f
 
 
 def report(label, t, d, f, flag=False):
@@ -195,9 +198,8 @@ def report(label, t, d, f, flag=False):
 
 def start_up(args, store):
     """Prints the CPU time of `SELECT 1` with both tools: what every figure below includes besides the query."""
-    t = statistics.median(x[1] for x in tracelab_time(args, store, "SELECT 1", {}))
-    d = statistics.median(x[1] for x in duckdb_time(args, store, "SELECT 1", {}))
-    f = statistics.median(x[1] for x in duckdb_fresh_time(args, store, "SELECT 1", {}))
+    runs = measure_all(args, tracelab_cmd(args, store, "SELECT 1", {}), store, "SELECT 1", {})
+    t, d, f = (statistics.median(x[1] for x in r) for r in runs)
     print(f"{'start-up, SELECT 1 (CPU ms)':<50}{'':>23}{t * 1000:>9.1f}{d * 1000:>8.1f}{'':>7}{f * 1000:>8.1f}",
           flush=True)
 
@@ -244,7 +246,7 @@ def main():
         path = adhoc_dir / (label.split(":")[1].strip().replace(" ", "-").replace(",", "") + ".sql")
         path.write_text(sql)
         cmd = [args.tracelab, "query", "-f", path, "--store", store, "--format", "csv"]
-        report(label, [run_cpu(cmd) for _ in range(args.repeat)], *duckdb_both(args, store, sql, {}))
+        report(label, *measure_all(args, cmd, store, sql, {}))
     over, skipped = [], []
     for name, params in NAMED:
         sql = (ROOT / "queries" / f"{name}.sql").read_text()
@@ -259,7 +261,8 @@ def main():
         if why:
             skipped.append(f"{label} (no {why})")
             continue
-        if report(label, tracelab_time(args, store, name, params), *duckdb_both(args, store, sql, bound), True) > FLAG:
+        runs = measure_all(args, tracelab_cmd(args, store, name, params), store, sql, bound)
+        if report(label, *runs, True) > FLAG:
             over.append(label)
     print(f"duckdb {duckdb.__version__}; tracelab times include process start-up and opening the tables")
     print(f"named queries over {FLAG}x DuckDB's CPU time in a new process: {', '.join(over) if over else 'none'}")

@@ -31,6 +31,7 @@ pub mod output;
 pub mod params;
 mod quantile;
 mod result_names;
+mod round_casts;
 mod semantics;
 mod session;
 mod store_schema;

@@ -238,7 +238,7 @@ impl ScalarUDFImpl for RoundEven {
 /// default rounding, to nearest with halves to even; a magnitude of 2^52 or
 /// more (and NaN) is whole already and kept as it is.
 #[inline]
-fn round_ties_even(x: f64) -> f64 {
+pub(crate) fn round_ties_even(x: f64) -> f64 {
     const TWO_52: f64 = 4_503_599_627_370_496.0;
     let magnitude = x.abs();
     if magnitude < TWO_52 {

@@ -48,6 +48,7 @@ use datafusion::sql::sqlparser::ast::{Query, Statement};
 use tracelab_store::StoredTable;
 
 use super::late_columns::LateColumns;
+use super::round_casts::RoundCasts;
 use super::store_schema::StoreSchema;
 use super::{diagnose, intervals, notes, quantile, semantics, strings, Answer, Limits, QueryError};
 
@@ -150,13 +151,14 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     rules
 }
 
-/// DataFusion's physical optimizer rules with [`LateColumns`] before the
-/// last filter pushdown (which gives the joins' and top-k's dynamic filters
-/// to the scans of the plan as rewritten).
+/// DataFusion's physical optimizer rules with [`LateColumns`] and
+/// [`RoundCasts`] before the last filter pushdown (which gives the joins'
+/// and top-k's dynamic filters to the scans of the plan as rewritten).
 pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = PhysicalOptimizer::new().rules;
     let at = rules.iter().position(|r| r.name() == "FilterPushdown(Post)").unwrap_or(rules.len());
     rules.insert(at, Arc::new(LateColumns));
+    rules.insert(at + 1, Arc::new(RoundCasts));
     rules
 }
 
