@@ -383,50 +383,13 @@ mod tests {
 
     use super::*;
     use crate::limits::Limits;
-
-    /// Halves, signed zeros, the edges of 2^52 and 2^53, non-finite values
-    /// and a seeded spread of magnitudes: what rounding must agree on.
-    fn doubles() -> Vec<f64> {
-        let mut cases = vec![
-            0.0,
-            -0.0,
-            0.5,
-            -0.5,
-            1.5,
-            -1.5,
-            2.5,
-            -2.5,
-            0.49999999999999994,
-            -0.49999999999999994,
-            4_503_599_627_370_495.5,
-            -4_503_599_627_370_495.5,
-            4_503_599_627_370_496.0,
-            4_503_599_627_370_497.0,
-            9_007_199_254_740_993.0,
-            f64::MAX,
-            f64::MIN,
-            f64::MIN_POSITIVE,
-            f64::INFINITY,
-            f64::NEG_INFINITY,
-        ];
-        let mut state = 0x2545_F491_4F6C_DD1D_u64;
-        for _ in 0..100_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let scale = 10f64.powi((state % 40) as i32 - 20);
-            let sign = if state & 1 == 0 { 1.0 } else { -1.0 };
-            cases.push((state >> 11) as f64 / (1u64 << 53) as f64 * scale * sign);
-            cases.push(((state >> 20) as f64 + 0.5) * sign);
-        }
-        cases
-    }
+    use crate::semantics::tests::doubles_to_round;
 
     /// Against the standard library: `f64::round` (halves away from zero,
     /// DataFusion's `round`) and `f64::round_ties_even`.
     #[test]
     fn rounds_as_the_standard_library_does() {
-        for x in doubles() {
+        for x in doubles_to_round() {
             assert_eq!(Halves::AwayFromZero.apply(x).to_bits(), x.round().to_bits(), "{x:e}");
             assert_eq!(Halves::ToEven.apply(x).to_bits(), x.round_ties_even().to_bits(), "{x:e}");
         }
@@ -439,7 +402,7 @@ mod tests {
     /// does not.
     #[test]
     fn converts_as_a_checked_cast_does() {
-        let fits: Vec<f64> = doubles().into_iter().filter(|x| x.round().abs() < 9.2e18).collect();
+        let fits: Vec<f64> = doubles_to_round().into_iter().filter(|x| x.round().abs() < 9.2e18).collect();
         let out =
             round_into::<Int64Type>(&Float64Array::from(fits.clone()), 1.0, Halves::AwayFromZero, I64_LIMIT).unwrap();
         for (x, got) in fits.iter().zip(out.values()) {

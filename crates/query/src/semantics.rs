@@ -396,14 +396,13 @@ impl AnalyzerRule for PostgresSemantics {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::round_ties_even;
 
-    /// Against the standard library's `round_ties_even` (libm's `rint`):
-    /// halves on both sides of every parity, signed zeros, the edges of
-    /// 2^52 and 2^53, non-finite values, and a seeded spread of magnitudes.
-    #[test]
-    fn rounds_as_rint_does() {
+    /// Doubles any rounding must get right: halves on both sides of every
+    /// parity, signed zeros, the edges of 2^52 and 2^53, non-finite values,
+    /// and a seeded spread of magnitudes.
+    pub(crate) fn doubles_to_round() -> Vec<f64> {
         let mut cases = vec![
             0.0,
             -0.0,
@@ -417,6 +416,7 @@ mod tests {
             -0.49999999999999994,
             1e-300,
             4_503_599_627_370_495.5,
+            -4_503_599_627_370_495.5,
             4_503_599_627_370_496.0,
             4_503_599_627_370_497.0,
             9_007_199_254_740_993.0,
@@ -435,7 +435,13 @@ mod tests {
             cases.push((state >> 11) as f64 / (1u64 << 53) as f64 * scale * if state & 1 == 0 { 1.0 } else { -1.0 });
             cases.push(((state >> 20) as f64 + 0.5) * if state & 2 == 0 { 1.0 } else { -1.0 });
         }
-        for x in cases {
+        cases
+    }
+
+    /// Against the standard library's `round_ties_even` (libm's `rint`).
+    #[test]
+    fn rounds_as_rint_does() {
+        for x in doubles_to_round() {
             assert_eq!(round_ties_even(x).to_bits(), x.round_ties_even().to_bits(), "{x:e}");
         }
         assert!(round_ties_even(f64::NAN).is_nan());
