@@ -21,6 +21,7 @@
 pub mod ask;
 pub mod catalog;
 mod diagnose;
+mod dictionary_keys;
 mod guard;
 mod intervals;
 mod late_columns;

@@ -43,6 +43,7 @@ use datafusion::physical_plan::projection::{ProjectionExec, ProjectionExpr};
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::semantics::round_ties_even;
+use crate::session::rewrite_nodes;
 
 /// The physical optimizer rule (see the module documentation).
 #[derive(Debug)]
@@ -50,20 +51,15 @@ pub(crate) struct RoundCasts;
 
 impl PhysicalOptimizerRule for RoundCasts {
     fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
-        plan.transform_up(|node| {
-            let rewritten = if let Some(projection) = node.downcast_ref::<ProjectionExec>() {
-                rewrite_projection(projection)?
+        rewrite_nodes(plan, |node| {
+            if let Some(projection) = node.downcast_ref::<ProjectionExec>() {
+                rewrite_projection(projection)
             } else if let Some(aggregate) = node.downcast_ref::<AggregateExec>() {
-                rewrite_aggregate(aggregate)?
+                rewrite_aggregate(aggregate)
             } else {
-                None
-            };
-            Ok(match rewritten {
-                Some(rewritten) => Transformed::yes(rewritten),
-                None => Transformed::no(node),
-            })
+                Ok(None)
+            }
         })
-        .data()
     }
 
     fn name(&self) -> &str {

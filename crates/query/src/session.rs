@@ -30,6 +30,7 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use datafusion::common::config::TableParquetOptions;
+use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::error::DataFusionError;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::memory_pool::{FairSpillPool, TrackConsumersPool};
@@ -40,13 +41,14 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
 use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
-use datafusion::physical_plan::collect;
+use datafusion::physical_plan::{collect, ExecutionPlan};
 use datafusion::prelude::{SQLOptions, SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{Query, Statement};
 
 use tracelab_store::StoredTable;
 
+use super::dictionary_keys::DictionaryGroupKeys;
 use super::late_columns::LateColumns;
 use super::round_casts::RoundCasts;
 use super::store_schema::StoreSchema;
@@ -153,13 +155,32 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
 
 /// DataFusion's physical optimizer rules with [`LateColumns`] and
 /// [`RoundCasts`] before the last filter pushdown (which gives the joins'
-/// and top-k's dynamic filters to the scans of the plan as rewritten).
+/// and top-k's dynamic filters to the scans of the plan as rewritten), and
+/// [`DictionaryGroupKeys`] after it, last before the sanity check: it
+/// changes a scan's column types, which no rule after it is to see.
 pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = PhysicalOptimizer::new().rules;
     let at = rules.iter().position(|r| r.name() == "FilterPushdown(Post)").unwrap_or(rules.len());
     rules.insert(at, Arc::new(LateColumns));
     rules.insert(at + 1, Arc::new(RoundCasts));
+    let at = rules.iter().position(|r| r.name() == "SanityCheckPlan").unwrap_or(rules.len());
+    rules.insert(at, Arc::new(DictionaryGroupKeys));
     rules
+}
+
+/// `plan` with each node that `rewrite` gives a replacement for replaced,
+/// from the leaves up: the walk this crate's physical rules share.
+pub(crate) fn rewrite_nodes(
+    plan: Arc<dyn ExecutionPlan>,
+    mut rewrite: impl FnMut(&Arc<dyn ExecutionPlan>) -> datafusion::common::Result<Option<Arc<dyn ExecutionPlan>>>,
+) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
+    plan.transform_up(|node| {
+        Ok(match rewrite(&node)? {
+            Some(rewritten) => Transformed::yes(rewritten),
+            None => Transformed::no(node),
+        })
+    })
+    .data()
 }
 
 /// Names PostgreSQL and DuckDB give DataFusion's aggregates: `variance` is
