@@ -471,9 +471,10 @@ impl Layout {
 /// are first met.
 #[derive(Debug, Default)]
 struct TextCodes {
-    by_value: HashMap<Box<[u8]>, u32>,
+    /// The code of each value, which shares its bytes with `values`.
+    by_value: HashMap<Arc<[u8]>, u32>,
     /// The values, code 1 first.
-    values: Vec<Box<[u8]>>,
+    values: Vec<Arc<[u8]>>,
     /// The last dictionary mapped, held so that its address is not reused
     /// by another while it is compared with, and the code of each of its
     /// values.
@@ -489,9 +490,10 @@ impl TextCodes {
         if self.values.len() as u64 >= (1 << TEXT_BITS) - 1 {
             return exec_err!("a grouping has more than {} distinct values of one text key", (1u64 << TEXT_BITS) - 1);
         }
-        self.values.push(value.into());
+        let value: Arc<[u8]> = value.into();
+        self.values.push(Arc::clone(&value));
         let code = self.values.len() as u32;
-        self.by_value.insert(value.into(), code);
+        self.by_value.insert(value, code);
         Ok(code)
     }
 
@@ -539,9 +541,9 @@ struct PackKeys {
 impl PackKeys {
     /// Each row's packed key: every key's bits ORed in at its place, in
     /// one loop over the rows per key.
-    fn packed(&self, batch: &RecordBatch) -> Result<Vec<u128>> {
+    fn packed(&self, batch: &RecordBatch) -> Result<Halves> {
         let n = batch.num_rows();
-        let mut packed = vec![0u128; n];
+        let mut packed = Halves { low: vec![0; n], high: if self.layout.narrow { Vec::new() } else { vec![0; n] } };
         for (k, key) in self.keys.iter().enumerate() {
             let column = key.evaluate(batch)?.into_array(n)?;
             let (kind, _, offset) = self.layout.parts[k];
@@ -551,31 +553,25 @@ impl PackKeys {
                     let (keys, mapped) = codes.codes_of(&column)?;
                     // The reader checks every code against its dictionary;
                     // `get` keeps a bad one from panicking all the same.
-                    let code = |k: i32| u128::from(mapped.get(k as usize).copied().unwrap_or(0));
-                    or_bits(
-                        &mut packed,
-                        keys.nulls(),
-                        keys.values().iter().map(|&k| code(k)),
-                        (offset, TEXT_BITS),
-                        None,
-                    );
+                    let code = |k: i32| u64::from(mapped.get(k as usize).copied().unwrap_or(0));
+                    let codes = keys.values().iter().map(|&k| code(k));
+                    packed.or(keys.nulls(), codes, (offset, TEXT_BITS), None);
                 }
                 Kind::Bits64 => {
-                    let nulls = column.nulls();
-                    let flag = Some(offset + 64);
+                    let (nulls, flag) = (column.nulls(), Some(offset + 64));
                     if let Some(doubles) = column.as_primitive_opt::<Float64Type>() {
-                        let bits = doubles.values().iter().map(|v| u128::from(canonical(v.to_bits())));
-                        or_bits(&mut packed, nulls, bits, (offset, 64), flag);
+                        let bits = doubles.values().iter().map(|v| canonical(v.to_bits()));
+                        packed.or(nulls, bits, (offset, 64), flag);
                     } else {
                         let data = column.to_data();
-                        let bits = data.buffer::<i64>(0)[data.offset()..].iter().map(|&v| u128::from(v as u64));
-                        or_bits(&mut packed, nulls, bits, (offset, 64), flag);
+                        let bits = data.buffer::<i64>(0)[data.offset()..].iter().map(|&v| v as u64);
+                        packed.or(nulls, bits, (offset, 64), flag);
                     }
                 }
                 Kind::Bits32 => {
                     let data = column.to_data();
-                    let bits = data.buffer::<i32>(0)[data.offset()..].iter().map(|&v| u128::from(v as u32));
-                    or_bits(&mut packed, column.nulls(), bits, (offset, 32), Some(offset + 32));
+                    let bits = data.buffer::<i32>(0)[data.offset()..].iter().map(|&v| u64::from(v as u32));
+                    packed.or(column.nulls(), bits, (offset, 32), Some(offset + 32));
                 }
             }
         }
@@ -583,10 +579,66 @@ impl PackKeys {
     }
 }
 
-/// The same 128 bits read as signed (packed keys stay below 2^126): the
-/// collection reuses the vector's memory.
-fn as_signed(packed: Vec<u128>) -> Vec<i128> {
-    packed.into_iter().map(|p| p as i128).collect()
+/// The packed keys of a batch's rows as two columns of 64-bit halves
+/// (`high` empty for a key of 63 bits or fewer): each key's loop then
+/// shifts by an amount fixed for the loop, which vectorizes, where a
+/// 128-bit shift by a variable amount does not.
+struct Halves {
+    low: Vec<u64>,
+    high: Vec<u64>,
+}
+
+impl Halves {
+    /// ORs each value's bits (`width` of them) into its row's packed key
+    /// at `offset`, then gives each NULL row no bits there (whatever lay
+    /// under it) but its flag bit, if the key has one (a text key's NULL is
+    /// code 0). The loop over the values has no branch; the NULLs, usually
+    /// few, are visited alone.
+    fn or(
+        &mut self,
+        nulls: Option<&NullBuffer>,
+        values: impl Iterator<Item = u64>,
+        (offset, width): (u32, u32),
+        flag: Option<u32>,
+    ) {
+        let Halves { low, high } = self;
+        if offset >= 64 {
+            for (h, v) in high.iter_mut().zip(values) {
+                *h |= v << (offset - 64);
+            }
+        } else if offset == 0 || high.is_empty() {
+            for (l, v) in low.iter_mut().zip(values) {
+                *l |= v << offset;
+            }
+        } else {
+            for ((l, h), v) in low.iter_mut().zip(high.iter_mut()).zip(values) {
+                *l |= v << offset;
+                *h |= v >> (64 - offset);
+            }
+        }
+        let Some(nulls) = nulls.filter(|n| n.null_count() > 0) else { return };
+        let keep = !(((1u128 << width) - 1) << offset);
+        let null = flag.map_or(0, |f| 1u128 << f);
+        for i in (!nulls.inner()).set_indices() {
+            let key = (u128::from(high.get(i).copied().unwrap_or(0)) << 64) | u128::from(low[i]);
+            let key = (key & keep) | null;
+            low[i] = key as u64;
+            if let Some(h) = high.get_mut(i) {
+                *h = (key >> 64) as u64;
+            }
+        }
+    }
+
+    /// The packed keys as a column: `Int64` from the low halves alone, or
+    /// `Decimal128(38, 0)` (never negative: a key has 126 bits at most).
+    fn into_array(self) -> Result<ArrayRef> {
+        if self.high.is_empty() {
+            return Ok(Arc::new(Int64Array::from(self.low.into_iter().map(|l| l as i64).collect::<Vec<_>>())));
+        }
+        let keys: Vec<i128> =
+            self.low.iter().zip(&self.high).map(|(&l, &h)| (i128::from(h) << 64) | i128::from(l)).collect();
+        Ok(Arc::new(Decimal128Array::new(ScalarBuffer::from(keys), None).with_precision_and_scale(38, 0)?))
+    }
 }
 
 /// A double's bits as DataFusion's group table keeps them: -0 as 0
@@ -600,29 +652,6 @@ fn canonical(bits: u64) -> u64 {
     }
 }
 
-/// ORs each value's bits (`width` of them) into its row's packed key at
-/// `offset`, then gives each NULL row no bits there (whatever lay under it)
-/// but its flag bit, if the key has one (a text key's NULL is code 0). The
-/// loop over the values has no branch; the NULLs, usually few, are visited
-/// alone.
-fn or_bits(
-    packed: &mut [u128],
-    nulls: Option<&NullBuffer>,
-    bits: impl Iterator<Item = u128>,
-    (offset, width): (u32, u32),
-    flag: Option<u32>,
-) {
-    for (p, b) in packed.iter_mut().zip(bits) {
-        *p |= b << offset;
-    }
-    let Some(nulls) = nulls.filter(|n| n.null_count() > 0) else { return };
-    let keep = !(((1u128 << width) - 1) << offset);
-    let null = flag.map_or(0, |f| 1u128 << f);
-    for i in (!nulls.inner()).set_indices() {
-        packed[i] = (packed[i] & keep) | null;
-    }
-}
-
 impl PhysicalExpr for PackKeys {
     fn data_type(&self, _: &Schema) -> Result<DataType> {
         Ok(self.layout.packed_type())
@@ -633,15 +662,7 @@ impl PhysicalExpr for PackKeys {
     }
 
     fn evaluate(&self, batch: &RecordBatch) -> Result<ColumnarValue> {
-        let packed = self.packed(batch)?;
-        let array: ArrayRef = if self.layout.narrow {
-            Arc::new(Int64Array::from_iter_values(packed.into_iter().map(|p| p as i64)))
-        } else {
-            // u128 to i128 in place: the same bits, and the top bit is 0.
-            let values = ScalarBuffer::<i128>::from(as_signed(packed));
-            Arc::new(Decimal128Array::new(values, None).with_precision_and_scale(38, 0)?)
-        };
-        Ok(ColumnarValue::Array(array))
+        Ok(ColumnarValue::Array(self.packed(batch)?.into_array()?))
     }
 
     fn children(&self) -> Vec<&Arc<dyn PhysicalExpr>> {
