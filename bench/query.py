@@ -4,7 +4,7 @@ the three traces with --store), in the same run.
 
 Usage:
   python3 bench/query.py [--scale S] [--tracelab PATH] [--work DIR] [--repeat N] [--store STORE]
-                         [--only TEXT]
+                         [--pin] [--only TEXT]
 
 Generates a synthetic PAI trace (`tracelab synth pai --scale S --seed 1`, default 1.0 = full
 size, about 3.8 GB of CSV) under --work (default target/bench, shared with bench/ingest.py) and
@@ -31,7 +31,8 @@ process a second later), its median over the rounds: the same run of this machin
 query whose paired ratio is above 1.0 (issue 35's target) is flagged "> 1.0x" in its line and
 listed at the end; one over by the ratio of medians only is marked "medians > 1.0x" and listed
 apart; so are the named queries the store cannot answer. --only TEXT measures only the queries whose label contains TEXT (repeatable; `SELECT 1`
-is always measured).
+is always measured). --pin runs each round's measurements on one CPU, the CPUs in turn (see
+measure_all).
 Full scale: build the release binary (cargo build --release), run bench/report.py (which leaves the
 three full-scale traces ingested in target/bench/report-store), then
 `python3 bench/query.py --store target/bench/report-store` for every named query, or plain
@@ -40,6 +41,7 @@ This is a benchmark, not a test: it asserts nothing, it reports.
 """
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -177,13 +179,22 @@ def measure_all(args, cmd, store, sql, params):
     """--repeat rounds of one tracelab run (cmd), one DuckDB run in this process and one in a new process:
     the report's t, d and f. The three take turns within each round, in the opposite order every other
     round, so that a slow spell of a shared machine (its speed drifts by tens of percent over minutes)
-    falls on all three alike rather than on whichever ran during it."""
+    falls on all three alike rather than on whichever ran during it. With --pin, each round runs all three
+    on one CPU (this process and, by inheritance, its children), the next round on the next CPU: on this
+    VM one of the two CPUs is at times 1.5-1.8x slower than the other for minutes, and a one-thread
+    tracelab run lands wholly on one of them while DuckDB's threads spread over both."""
     t, d, f = [], [], []
     turns = [lambda: t.append(run_cpu(cmd)), lambda: d.append(duckdb_once(store, sql, params)),
              lambda: f.append(duckdb_fresh_once(store, sql, params))]
-    for i in range(args.repeat):
-        for turn in (turns if i % 2 == 0 else turns[::-1]):
-            turn()
+    cpus = sorted(os.sched_getaffinity(0))
+    try:
+        for i in range(args.repeat):
+            if args.pin:
+                os.sched_setaffinity(0, {cpus[i % len(cpus)]})
+            for turn in (turns if i % 2 == 0 else turns[::-1]):
+                turn()
+    finally:
+        os.sched_setaffinity(0, cpus)
     return t, d, f
 
 
@@ -229,6 +240,8 @@ def main():
     ap.add_argument("--work", type=Path, default=ROOT / "target/bench")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--store", type=Path, help="an existing store (default: the synthetic PAI one at --scale)")
+    ap.add_argument("--pin", action="store_true",
+                    help="run each round's three measurements on one CPU, the CPUs in turn (see measure_all)")
     ap.add_argument("--only", action="append", default=[], metavar="TEXT",
                     help="measure only the queries whose label contains TEXT (repeatable)")
     args = ap.parse_args()
