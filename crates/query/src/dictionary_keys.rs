@@ -87,7 +87,7 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{ExecutionPlan, InputOrderMode, ReplaceChildrenOptions};
 
-use crate::session::rewrite_nodes;
+use crate::plan_rewrite::rewrite_nodes;
 
 /// The physical optimizer rule (see the module documentation).
 #[derive(Debug)]
@@ -823,13 +823,8 @@ mod tests {
 
     use datafusion::arrow::array::{Date32Array, TimestampMicrosecondArray};
     use datafusion::arrow::datatypes::{Field, TimeUnit};
-    use datafusion::arrow::util::display::array_value_to_string;
-    use datafusion::execution::session_state::SessionStateBuilder;
     use datafusion::parquet::arrow::ArrowWriter;
     use datafusion::parquet::file::properties::WriterProperties;
-    use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
-    use datafusion::physical_plan::{collect, displayable};
-    use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 
     use super::*;
 
@@ -846,37 +841,10 @@ mod tests {
         writer.close().unwrap();
     }
 
-    /// `sql` over `dir/t.parquet` on one partition in batches of 7 rows,
-    /// with tracelab's physical rules (`ours`) or DataFusion's alone: the
-    /// rows as text, in the order they come, and the plan.
+    /// `sql` over `dir/t.parquet` in batches of 7 rows, with tracelab's
+    /// physical rules (`ours`) or DataFusion's alone.
     fn run(dir: &FsPath, sql: &str, ours: bool) -> (Vec<String>, String) {
-        let rules = if ours { crate::session::physical_rules() } else { PhysicalOptimizer::new().rules };
-        let state = SessionStateBuilder::new()
-            .with_config(SessionConfig::new().with_target_partitions(1).with_batch_size(7))
-            .with_default_features()
-            .with_physical_optimizer_rules(rules)
-            .build();
-        let ctx = SessionContext::new_with_state(state);
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        runtime.block_on(async {
-            let path = dir.join("t.parquet");
-            ctx.register_parquet("t", path.to_str().unwrap(), ParquetReadOptions::default()).await.unwrap();
-            let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
-            let shown = displayable(plan.as_ref()).indent(true).to_string();
-            let batches = collect(plan, ctx.task_ctx()).await.unwrap();
-            let mut rows = Vec::new();
-            for batch in &batches {
-                for r in 0..batch.num_rows() {
-                    let cells: Vec<String> = batch
-                        .columns()
-                        .iter()
-                        .map(|c| if c.is_null(r) { "NULL".into() } else { array_value_to_string(c, r).unwrap() })
-                        .collect();
-                    rows.push(cells.join("|"));
-                }
-            }
-            (rows, shown)
-        })
+        crate::plan_tests::run_over_parquet(dir, &["t"], sql, ours, 7)
     }
 
     /// The packed key's type by the keys' widths, worked by hand: a text

@@ -783,13 +783,8 @@ mod tests {
 
     use datafusion::arrow::array::{Int64Array, StringArray};
     use datafusion::arrow::datatypes::{Field, Schema};
-    use datafusion::arrow::util::display::array_value_to_string;
-    use datafusion::execution::session_state::SessionStateBuilder;
     use datafusion::parquet::arrow::ArrowWriter;
     use datafusion::parquet::file::properties::WriterProperties;
-    use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
-    use datafusion::physical_plan::{collect, displayable};
-    use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 
     use super::*;
 
@@ -813,39 +808,10 @@ mod tests {
         writer.close().unwrap();
     }
 
-    /// `sql` over the tables in `dir` on one partition, with tracelab's
-    /// physical rules (`late`) or DataFusion's alone: the rows as text and
-    /// the plan.
+    /// `sql` over the tables in `dir` in batches of 16 rows, with
+    /// tracelab's physical rules (`late`) or DataFusion's alone.
     fn run(dir: &Path, tables: &[&str], sql: &str, late: bool) -> (Vec<String>, String) {
-        let rules = if late { crate::session::physical_rules() } else { PhysicalOptimizer::new().rules };
-        let state = SessionStateBuilder::new()
-            .with_config(SessionConfig::new().with_target_partitions(1).with_batch_size(16))
-            .with_default_features()
-            .with_physical_optimizer_rules(rules)
-            .build();
-        let ctx = SessionContext::new_with_state(state);
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        runtime.block_on(async {
-            for table in tables {
-                let path = dir.join(format!("{table}.parquet"));
-                ctx.register_parquet(*table, path.to_str().unwrap(), ParquetReadOptions::default()).await.unwrap();
-            }
-            let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
-            let shown = displayable(plan.as_ref()).indent(true).to_string();
-            let batches = collect(plan, ctx.task_ctx()).await.unwrap();
-            let mut rows = Vec::new();
-            for batch in &batches {
-                for r in 0..batch.num_rows() {
-                    let cells: Vec<String> = batch
-                        .columns()
-                        .iter()
-                        .map(|c| if c.is_null(r) { "NULL".into() } else { array_value_to_string(c, r).unwrap() })
-                        .collect();
-                    rows.push(cells.join("|"));
-                }
-            }
-            (rows, shown)
-        })
+        crate::plan_tests::run_over_parquet(dir, tables, sql, late, 16)
     }
 
     const T: &[(Option<i64>, Option<&str>)] = &[

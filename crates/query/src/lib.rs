@@ -30,6 +30,9 @@ pub mod limits;
 mod notes;
 pub mod output;
 pub mod params;
+mod plan_rewrite;
+#[cfg(test)]
+mod plan_tests;
 mod quantile;
 mod result_names;
 mod round_casts;

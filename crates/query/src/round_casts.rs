@@ -42,8 +42,8 @@ use datafusion::physical_plan::aggregates::AggregateExec;
 use datafusion::physical_plan::projection::{ProjectionExec, ProjectionExpr};
 use datafusion::physical_plan::ExecutionPlan;
 
+use crate::plan_rewrite::rewrite_nodes;
 use crate::semantics::round_ties_even;
-use crate::session::rewrite_nodes;
 
 /// The physical optimizer rule (see the module documentation).
 #[derive(Debug)]

@@ -30,7 +30,6 @@ use std::num::NonZeroUsize;
 use std::sync::Arc;
 
 use datafusion::common::config::TableParquetOptions;
-use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode};
 use datafusion::error::DataFusionError;
 use datafusion::execution::disk_manager::{DiskManagerBuilder, DiskManagerMode};
 use datafusion::execution::memory_pool::{FairSpillPool, TrackConsumersPool};
@@ -41,7 +40,7 @@ use datafusion::logical_expr::{AggregateUDF, ScalarUDF};
 use datafusion::optimizer::{Analyzer, AnalyzerRule};
 use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
-use datafusion::physical_plan::{collect, ExecutionPlan};
+use datafusion::physical_plan::collect;
 use datafusion::prelude::{SQLOptions, SessionConfig, SessionContext};
 use datafusion::sql::parser::Statement as DFStatement;
 use datafusion::sql::sqlparser::ast::{Query, Statement};
@@ -166,21 +165,6 @@ pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Syn
     let at = rules.iter().position(|r| r.name() == "SanityCheckPlan").unwrap_or(rules.len());
     rules.insert(at, Arc::new(DictionaryGroupKeys));
     rules
-}
-
-/// `plan` with each node that `rewrite` gives a replacement for replaced,
-/// from the leaves up: the walk this crate's physical rules share.
-pub(crate) fn rewrite_nodes(
-    plan: Arc<dyn ExecutionPlan>,
-    mut rewrite: impl FnMut(&Arc<dyn ExecutionPlan>) -> datafusion::common::Result<Option<Arc<dyn ExecutionPlan>>>,
-) -> datafusion::common::Result<Arc<dyn ExecutionPlan>> {
-    plan.transform_up(|node| {
-        Ok(match rewrite(&node)? {
-            Some(rewritten) => Transformed::yes(rewritten),
-            None => Transformed::no(node),
-        })
-    })
-    .data()
 }
 
 /// Names PostgreSQL and DuckDB give DataFusion's aggregates: `variance` is
