@@ -135,7 +135,9 @@ fn rewrite(aggregate: &AggregateExec) -> Result<Option<Arc<dyn ExecutionPlan>>> 
     let input_schema = aggregate.input().schema();
     let Some(layout) = Layout::of(group_by.expr(), &input_schema)? else { return Ok(None) };
     let Some(text) = text_key_columns(aggregate, &layout, &path)? else { return Ok(None) };
-    if !path.all_dictionary_encoded(&text)? {
+    // A footer that cannot be read here only keeps the plan as it was: the
+    // scan then reports the file's trouble in its own words.
+    if !path.all_dictionary_encoded(&text).unwrap_or(false) {
         return Ok(None);
     }
     let input = path.with_dictionaries(&text)?;
