@@ -30,9 +30,9 @@ process a second later), its median over the rounds: the same run of this machin
 0.29 CPU-s for one query minutes apart, and a pair of runs a second apart shares the spell. A named
 query whose paired ratio is above 1.0 (issue 35's target) is flagged "> 1.0x" in its line and
 listed at the end; one over by the ratio of medians only is marked "medians > 1.0x" and listed
-apart; so are the named queries the store cannot answer. --only TEXT measures only the queries whose label contains TEXT (repeatable; `SELECT 1`
-is always measured). --pin runs each round's measurements on one CPU, the CPUs in turn (see
-measure_all).
+apart, as are the named queries the store cannot answer. --only TEXT measures only the queries
+whose label contains TEXT (repeatable; `SELECT 1` is always measured). --pin runs each round's
+measurements on one CPU, the CPUs in turn (see measure_all).
 Full scale: build the release binary (cargo build --release), run bench/report.py (which leaves the
 three full-scale traces ingested in target/bench/report-store), then
 `python3 bench/query.py --store target/bench/report-store` for every named query, or plain

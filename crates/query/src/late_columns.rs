@@ -56,7 +56,7 @@ use datafusion::arrow::compute::{cast_with_options, concat_batches, filter_recor
 use datafusion::arrow::datatypes::{DataType, Schema, SchemaRef};
 use datafusion::arrow::row::{OwnedRow, RowConverter, Rows, SortField};
 use datafusion::common::config::ConfigOptions;
-use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode, TreeNodeRecursion};
+use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::common::{internal_datafusion_err, JoinSide, JoinType, Result};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::parquet::{CachedParquetFileReaderFactory, ParquetFileReaderFactory};
@@ -92,6 +92,8 @@ use datafusion::physical_plan::{
 };
 use futures::{StreamExt, TryStreamExt};
 
+use crate::plan_rewrite::rewrite_nodes;
+
 /// The largest `LIMIT` the rule rewrites: the candidates are held in memory
 /// and their values fetched row by row.
 const MAX_FETCH: usize = 10_000;
@@ -110,13 +112,7 @@ pub(crate) struct LateColumns;
 
 impl PhysicalOptimizerRule for LateColumns {
     fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
-        plan.transform_up(|node| {
-            Ok(match rewrite_top_k(&node)? {
-                Some(rewritten) => Transformed::yes(rewritten),
-                None => Transformed::no(node),
-            })
-        })
-        .data()
+        rewrite_nodes(plan, rewrite_top_k)
     }
 
     fn name(&self) -> &str {
