@@ -68,15 +68,8 @@ use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::stats::ColumnStatistics;
 use datafusion::common::{exec_err, internal_datafusion_err, HashMap, HashSet, Result};
-use datafusion::datasource::listing::PartitionedFile;
-use datafusion::datasource::physical_plan::{
-    FileGroup, FileScanConfig, FileScanConfigBuilder, FileSource, ParquetSource,
-};
-use datafusion::datasource::source::DataSourceExec;
-use datafusion::datasource::table_schema::TableSchema;
+use datafusion::datasource::physical_plan::FileSource;
 use datafusion::logical_expr::ColumnarValue;
-use datafusion::object_store::local::LocalFileSystem;
-use datafusion::parquet::file::metadata::ParquetMetaDataReader;
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::projection::ProjectionExpr;
 use datafusion::physical_expr::utils::collect_columns;
@@ -88,6 +81,7 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{ExecutionPlan, InputOrderMode, ReplaceChildrenOptions};
 
+use crate::file_scan::FileScan;
 use crate::plan_rewrite::rewrite_nodes;
 
 /// The physical optimizer rule (see the module documentation).
@@ -150,12 +144,7 @@ fn rewrite(aggregate: &AggregateExec) -> Result<Option<Arc<dyn ExecutionPlan>>> 
 struct Path<'a> {
     projection: Option<(&'a Arc<dyn ExecutionPlan>, &'a ProjectionExec)>,
     filter: Option<(&'a Arc<dyn ExecutionPlan>, &'a FilterExec)>,
-    scan: &'a DataSourceExec,
-    config: &'a FileScanConfig,
-    source: &'a ParquetSource,
-    file: &'a PartitionedFile,
-    /// Per column of the scan's output: its column in the file.
-    file_columns: Vec<usize>,
+    scan: FileScan<'a>,
 }
 
 impl<'a> Path<'a> {
@@ -170,19 +159,7 @@ impl<'a> Path<'a> {
             Some(f) => (Some((below, f)), f.input()),
             None => (None, below),
         };
-        let scan = below.downcast_ref::<DataSourceExec>()?;
-        let (config, source) = scan.downcast_to_file_source::<ParquetSource>()?;
-        let files: Vec<&PartitionedFile> = config.file_groups.iter().flat_map(FileGroup::iter).collect();
-        let [file] = files.as_slice() else { return None };
-        if !config.table_partition_cols().is_empty() || config.object_store_url.as_str() != "file:///" {
-            return None;
-        }
-        let file_columns = source
-            .projection()?
-            .iter()
-            .map(|e| e.expr.downcast_ref::<Column>().map(Column::index))
-            .collect::<Option<Vec<usize>>>()?;
-        Some(Path { projection, filter, scan, config, source, file, file_columns })
+        Some(Path { projection, filter, scan: FileScan::of(below)? })
     }
 
     /// The scan's output column under the aggregate's input column `i`, if
@@ -213,8 +190,8 @@ impl<'a> Path<'a> {
             })
         });
         let filtered = self.filter.is_some_and(|(_, f)| reads(f.predicate(), columns));
-        let in_file: HashSet<usize> = columns.iter().map(|&c| self.file_columns[c]).collect();
-        let pruned = self.source.filter().is_some_and(|p| reads(&p, &in_file));
+        let in_file: HashSet<usize> = columns.iter().map(|&c| self.scan.file_columns[c]).collect();
+        let pruned = self.scan.source.filter().is_some_and(|p| reads(&p, &in_file));
         computed || filtered || pruned
     }
 
@@ -229,17 +206,11 @@ impl<'a> Path<'a> {
     /// Whether every row group of the file has a dictionary for each of
     /// the scan's output columns `columns`, read from the file's footer.
     fn all_dictionary_encoded(&self, columns: &[usize]) -> Result<bool> {
-        let path = LocalFileSystem::new().path_to_filesystem(&self.file.object_meta.location)?;
-        let file = std::fs::File::open(&path).map_err(|e| internal_datafusion_err!("{}: {e}", path.display()))?;
-        let metadata = ParquetMetaDataReader::new().parse_and_finish(&file)?;
+        let metadata = self.scan.footer()?;
         let descriptor = metadata.file_metadata().schema_descr();
-        let file_schema = self.config.file_schema();
         for &c in columns {
-            let name = file_schema.field(self.file_columns[c]).name();
-            let leaves: Vec<usize> =
-                (0..descriptor.num_columns()).filter(|&l| descriptor.column(l).path().string() == *name).collect();
-            let [leaf] = leaves.as_slice() else { return Ok(false) };
-            if !metadata.row_groups().iter().all(|g| g.column(*leaf).dictionary_page_offset().is_some()) {
+            let Some(leaf) = self.scan.leaf(descriptor, c) else { return Ok(false) };
+            if !metadata.row_groups().iter().all(|g| g.column(leaf).dictionary_page_offset().is_some()) {
                 return Ok(false);
             }
         }
@@ -249,8 +220,9 @@ impl<'a> Path<'a> {
     /// The input again, its scan reading the scan's output columns
     /// `columns` as dictionaries.
     fn with_dictionaries(&self, columns: &[usize]) -> Result<Arc<dyn ExecutionPlan>> {
-        let file_schema = self.config.file_schema();
-        let as_dictionary: HashSet<usize> = columns.iter().map(|&c| self.file_columns[c]).collect();
+        let scan = &self.scan;
+        let file_schema = scan.config.file_schema();
+        let as_dictionary: HashSet<usize> = columns.iter().map(|&c| scan.file_columns[c]).collect();
         let fields: Fields = file_schema
             .fields()
             .iter()
@@ -261,29 +233,15 @@ impl<'a> Path<'a> {
             })
             .collect();
         let schema = Arc::new(Schema::new_with_metadata(fields, file_schema.metadata().clone()));
-        let mut source = ParquetSource::new(TableSchema::from(Arc::clone(&schema)))
-            .with_table_parquet_options(self.source.table_parquet_options().clone());
-        if let Some(predicate) = self.source.filter() {
-            source = source.with_predicate(predicate);
-        }
-        let projection = self.source.projection().ok_or_else(|| internal_datafusion_err!("a scan without columns"))?;
-        let source = source
-            .try_pushdown_projection(projection)?
-            .ok_or_else(|| internal_datafusion_err!("the scan's columns cannot be read as dictionaries"))?;
         // The file's own schema, as the reader is to produce it.
-        let file = self.file.clone().with_arrow_schema(Arc::clone(&schema));
+        let file = scan.file.clone().with_arrow_schema(Arc::clone(&schema));
         // Statistics in the views' type would not fit the new type.
-        let mut statistics = self.config.statistics();
+        let mut statistics = scan.config.statistics();
         for &i in &as_dictionary {
             statistics.column_statistics[i] = ColumnStatistics::new_unknown();
         }
-        let config = FileScanConfigBuilder::from(self.config.clone())
-            .with_source(source)
-            .with_file_groups(vec![FileGroup::new(vec![file])])
-            .with_statistics(statistics)
-            .build();
-        let mut plan: Arc<dyn ExecutionPlan> = DataSourceExec::from_data_source(config);
-        debug_assert_eq!(plan.schema().fields().len(), self.scan.schema().fields().len());
+        let mut plan = scan.rebuilt(schema, &scan.file_columns, file, statistics, scan.source.filter())?;
+        debug_assert_eq!(plan.schema().fields().len(), scan.scan.schema().fields().len());
         // The filter and the projection as they were, over the new scan,
         // their output types worked out again (a projection's
         // `replace_children` would keep its old schema).

@@ -19,20 +19,24 @@
 //! temporary folder while a query runs over its memory limit.
 
 pub mod ask;
+mod case_select;
 pub mod catalog;
 mod diagnose;
 mod dictionary_keys;
+mod file_scan;
 mod guard;
 mod intervals;
 mod late_columns;
 mod lex;
 pub mod limits;
 mod notes;
+mod one_pass;
 pub mod output;
 pub mod params;
 mod plan_rewrite;
 #[cfg(test)]
 mod plan_tests;
+mod proven_filters;
 mod quantile;
 mod result_names;
 mod round_casts;

@@ -8,8 +8,8 @@
 //! per value into a new array), then the cast (a checked conversion per
 //! value into another array): a tenth of the CPU of
 //! `top-users-by-gpu-hours` at full scale went to those two steps.
-//! [`RoundCasts`] replaces the pair with [`RoundCastExpr`], which reads the
-//! argument once and writes the integers, with the same answer:
+//! [`RoundCastExpr`] replaces the pair (the rule is `one_pass`'s); it reads
+//! the argument once and writes the integers, with the same answer:
 //!
 //! - `round` rounds halves away from zero, `round_half_even` (the rounding
 //!   of an implicit cast, see `semantics`) to even; both leave NaN, the
@@ -30,95 +30,14 @@ use datafusion::arrow::array::{Array, ArrayRef, AsArray, PrimitiveArray};
 use datafusion::arrow::datatypes::{ArrowPrimitiveType, DataType, Float64Type, Int32Type, Int64Type, Schema};
 use datafusion::arrow::error::ArrowError;
 use datafusion::arrow::record_batch::RecordBatch;
-use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TransformedResult, TreeNode, TreeNodeRecursion};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::sort_properties::ExprProperties;
 use datafusion::logical_expr::{ColumnarValue, Operator};
 use datafusion::physical_expr::expressions::{BinaryExpr, CastExpr, Literal};
 use datafusion::physical_expr::{PhysicalExpr, ScalarFunctionExpr};
-use datafusion::physical_optimizer::PhysicalOptimizerRule;
-use datafusion::physical_plan::aggregates::AggregateExec;
-use datafusion::physical_plan::projection::{ProjectionExec, ProjectionExpr};
-use datafusion::physical_plan::ExecutionPlan;
 
-use crate::plan_rewrite::rewrite_nodes;
 use crate::semantics::round_ties_even;
-
-/// The physical optimizer rule (see the module documentation).
-#[derive(Debug)]
-pub(crate) struct RoundCasts;
-
-impl PhysicalOptimizerRule for RoundCasts {
-    fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
-        rewrite_nodes(plan, |node| {
-            if let Some(projection) = node.downcast_ref::<ProjectionExec>() {
-                rewrite_projection(projection)
-            } else if let Some(aggregate) = node.downcast_ref::<AggregateExec>() {
-                rewrite_aggregate(aggregate)
-            } else {
-                Ok(None)
-            }
-        })
-    }
-
-    fn name(&self) -> &str {
-        "RoundCasts"
-    }
-
-    fn schema_check(&self) -> bool {
-        true
-    }
-}
-
-/// `projection` with its rounding casts fused, if it has any.
-fn rewrite_projection(projection: &ProjectionExec) -> Result<Option<Arc<dyn ExecutionPlan>>> {
-    let schema = projection.input().schema();
-    let mut changed = false;
-    let mut exprs = Vec::with_capacity(projection.expr().len());
-    for e in projection.expr() {
-        let fused = fuse(&e.expr, &schema)?;
-        changed |= fused.transformed;
-        exprs.push(ProjectionExpr { expr: fused.data, alias: e.alias.clone() });
-    }
-    if !changed {
-        return Ok(None);
-    }
-    Ok(Some(Arc::new(ProjectionExec::try_new(exprs, Arc::clone(projection.input()))?)))
-}
-
-/// `aggregate` with the rounding casts of its arguments fused, if it has
-/// any.
-fn rewrite_aggregate(aggregate: &AggregateExec) -> Result<Option<Arc<dyn ExecutionPlan>>> {
-    let schema = aggregate.input_schema();
-    let mut changed = false;
-    let mut aggr_exprs = Vec::with_capacity(aggregate.aggr_expr().len());
-    for a in aggregate.aggr_expr() {
-        let mut args = Vec::new();
-        for arg in a.expressions() {
-            let fused = fuse(&arg, &schema)?;
-            changed |= fused.transformed;
-            args.push(fused.data);
-        }
-        let order_by = a.order_bys().iter().map(|s| Arc::clone(&s.expr)).collect();
-        match a.with_new_expressions(args, order_by) {
-            Some(rewritten) => aggr_exprs.push(Arc::new(rewritten)),
-            None => return Ok(None),
-        }
-    }
-    if !changed {
-        return Ok(None);
-    }
-    Ok(Some(Arc::new(aggregate.with_new_aggr_exprs(aggr_exprs))))
-}
-
-/// `e` with every rounding cast in it fused.
-fn fuse(e: &Arc<dyn PhysicalExpr>, schema: &Schema) -> Result<Transformed<Arc<dyn PhysicalExpr>>> {
-    Arc::clone(e).transform_up(|node| match RoundCastExpr::try_from_cast(&node, schema)? {
-        Some(fused) => Ok(Transformed::yes(Arc::new(fused) as Arc<dyn PhysicalExpr>)),
-        None => Ok(Transformed::no(node)),
-    })
-}
 
 /// How `round`-like functions round a half.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -179,7 +98,7 @@ impl RoundCastExpr {
     /// The fused form of `e` if it is a `CAST` of `round(x)` or
     /// `round_half_even(x)` of a double to `BIGINT` or `INTEGER`, `x` being
     /// `y * c` or `c * y` for a constant double `c` or anything else.
-    fn try_from_cast(e: &Arc<dyn PhysicalExpr>, schema: &Schema) -> Result<Option<RoundCastExpr>> {
+    pub(crate) fn try_from_cast(e: &Arc<dyn PhysicalExpr>, schema: &Schema) -> Result<Option<RoundCastExpr>> {
         let Some(cast) = e.downcast_ref::<CastExpr>() else { return Ok(None) };
         if cast.cast_options().safe || !matches!(cast.cast_type(), DataType::Int64 | DataType::Int32) {
             return Ok(None);
@@ -421,11 +340,10 @@ impl Hash for RoundCastExpr {
 #[cfg(test)]
 mod tests {
     use datafusion::arrow::array::{Float64Array, Int32Array};
-    use datafusion::arrow::util::display::array_value_to_string;
-    use datafusion::physical_plan::{collect, displayable};
+    use datafusion::physical_plan::displayable;
 
     use super::*;
-    use crate::limits::Limits;
+    use crate::plan_tests::{fused, fused_exprs, run_in_session as run};
     use crate::semantics::tests::doubles_to_round;
 
     /// Against the standard library: `f64::round` (halves away from zero,
@@ -523,49 +441,6 @@ mod tests {
         assert_eq!(out.value(1), 3);
     }
 
-    /// `sql` in tracelab's session over no tables: the rows as text (NULL
-    /// as nothing) and the physical plan, or the error.
-    fn run(sql: &str) -> std::result::Result<(Vec<String>, Arc<dyn ExecutionPlan>), String> {
-        let limits = Limits { memory_limit: 64 << 20, ..Limits::default() };
-        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
-        runtime.block_on(async {
-            let ctx = crate::session::context(Arc::new(Vec::new()), &limits).unwrap();
-            let frame = ctx.sql(sql).await.map_err(|e| e.to_string())?;
-            let plan = frame.create_physical_plan().await.map_err(|e| e.to_string())?;
-            let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await.map_err(|e| e.to_string())?;
-            let mut rows = Vec::new();
-            for batch in &batches {
-                for r in 0..batch.num_rows() {
-                    let cells: Vec<String> =
-                        batch.columns().iter().map(|c| array_value_to_string(c, r).unwrap()).collect();
-                    rows.push(cells.join("|"));
-                }
-            }
-            Ok((rows, plan))
-        })
-    }
-
-    /// The fused expressions of the plan's projections and aggregate
-    /// arguments.
-    fn fused(plan: &Arc<dyn ExecutionPlan>) -> usize {
-        let here: Vec<Arc<dyn PhysicalExpr>> = if let Some(p) = plan.downcast_ref::<ProjectionExec>() {
-            p.expr().iter().map(|e| Arc::clone(&e.expr)).collect()
-        } else if let Some(a) = plan.downcast_ref::<AggregateExec>() {
-            a.aggr_expr().iter().flat_map(|e| e.expressions()).collect()
-        } else {
-            Vec::new()
-        };
-        let mut count = 0;
-        for e in here {
-            e.apply(|node| {
-                count += usize::from(node.downcast_ref::<RoundCastExpr>().is_some());
-                Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
-            })
-            .unwrap();
-        }
-        count + plan.children().into_iter().map(fused).sum::<usize>()
-    }
-
     const VALUES: &str = "(VALUES (0.125), (-0.125), (2.5), (-2.5), (0.005), (NULL), (1e15)) AS t(x)";
 
     /// Worked by hand: x * 100 rounded half away from zero (0.005 * 100 is
@@ -577,7 +452,7 @@ mod tests {
             run(&format!("SELECT CAST(ROUND(x * 100) AS BIGINT) AS c, CAST(x AS BIGINT) AS i FROM {VALUES}")).unwrap();
         let expected = ["13|0", "-13|0", "250|2", "-250|-2", "1|0", "|", "100000000000000000|1000000000000000"];
         assert_eq!(rows, expected);
-        assert_eq!(fused(&plan), 2, "{}", displayable(plan.as_ref()).indent(true));
+        assert_eq!(fused::<RoundCastExpr>(&plan), 2, "{}", displayable(plan.as_ref()).indent(true));
     }
 
     /// 1 - 1 + 25 - 25 + 0 + 10^16, by hand: x * 10 rounded inside a sum.
@@ -585,7 +460,7 @@ mod tests {
     fn an_aggregate_argument_is_fused_with_the_same_answer() {
         let (rows, plan) = run(&format!("SELECT SUM(CAST(ROUND(x * 10) AS BIGINT)) FROM {VALUES}")).unwrap();
         assert_eq!(rows, ["10000000000000000"]);
-        assert_eq!(fused(&plan), 1, "{}", displayable(plan.as_ref()).indent(true));
+        assert_eq!(fused::<RoundCastExpr>(&plan), 1, "{}", displayable(plan.as_ref()).indent(true));
     }
 
     /// A value out of range stops the query with the cast's error; TRY_CAST
@@ -596,26 +471,7 @@ mod tests {
         assert!(err.contains("Can't cast value 1e30 to type Int64"), "{err}");
         let (rows, plan) = run("SELECT TRY_CAST(ROUND(x) AS BIGINT) FROM (VALUES (2.5), (1e30)) AS t(x)").unwrap();
         assert_eq!(rows, ["3", ""]);
-        assert_eq!(fused(&plan), 0);
-    }
-
-    /// The fused expressions of a plan's projections.
-    fn fused_exprs(plan: &Arc<dyn ExecutionPlan>) -> Vec<Arc<dyn PhysicalExpr>> {
-        let mut found = Vec::new();
-        if let Some(p) = plan.downcast_ref::<ProjectionExec>() {
-            for e in p.expr() {
-                e.expr
-                    .apply(|node| {
-                        if node.downcast_ref::<RoundCastExpr>().is_some() {
-                            found.push(Arc::clone(node));
-                        }
-                        Ok(TreeNodeRecursion::Continue)
-                    })
-                    .unwrap();
-            }
-        }
-        found.extend(plan.children().into_iter().flat_map(fused_exprs));
-        found
+        assert_eq!(fused::<RoundCastExpr>(&plan), 0);
     }
 
     /// A constant factor on either side is taken into the loop, and a
@@ -627,8 +483,10 @@ mod tests {
         let (rows, plan) = run(sql).unwrap();
         // 2.5 -> 3, 25, 0.5 -> 1; -3.5 -> -4 (-0.35 * 10 is -3.5 in doubles), -35, -1.05 -> -1.
         assert_eq!(rows, ["3|25|1", "-4|-35|-1", "||"]);
-        let scales: Vec<f64> =
-            fused_exprs(&plan).iter().map(|e| e.downcast_ref::<RoundCastExpr>().unwrap().scale).collect();
+        let scales: Vec<f64> = fused_exprs::<RoundCastExpr>(&plan)
+            .iter()
+            .map(|e| e.downcast_ref::<RoundCastExpr>().unwrap().scale)
+            .collect();
         assert_eq!(scales, [10.0, 100.0, 1.0], "{}", displayable(plan.as_ref()).indent(true));
     }
 
@@ -637,7 +495,7 @@ mod tests {
     #[test]
     fn new_children_replace_the_argument() {
         let (_, plan) = run("SELECT CAST(ROUND(x * 10) AS BIGINT) FROM (VALUES (0.25)) AS t(x)").unwrap();
-        let fused = fused_exprs(&plan).remove(0);
+        let fused = fused_exprs::<RoundCastExpr>(&plan).remove(0);
         let five: Arc<dyn PhysicalExpr> = Arc::new(Literal::new(ScalarValue::Float64(Some(0.45))));
         let rebuilt = Arc::clone(&fused).with_new_children(vec![five]).unwrap();
         assert!(rebuilt.to_string().contains("0.45 * 10"), "{rebuilt}");

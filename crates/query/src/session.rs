@@ -49,7 +49,8 @@ use tracelab_store::StoredTable;
 
 use super::dictionary_keys::DictionaryGroupKeys;
 use super::late_columns::LateColumns;
-use super::round_casts::RoundCasts;
+use super::one_pass::OnePass;
+use super::proven_filters::ProvenFilters;
 use super::store_schema::StoreSchema;
 use super::{diagnose, intervals, notes, quantile, semantics, strings, Answer, Limits, QueryError};
 
@@ -153,17 +154,20 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
 }
 
 /// DataFusion's physical optimizer rules with [`LateColumns`] and
-/// [`RoundCasts`] before the last filter pushdown (which gives the joins'
+/// [`OnePass`] before the last filter pushdown (which gives the joins'
 /// and top-k's dynamic filters to the scans of the plan as rewritten), and
-/// [`DictionaryGroupKeys`] after it, last before the sanity check: it
-/// changes a scan's column types, which no rule after it is to see.
+/// after it, last before the sanity check, [`ProvenFilters`] (its scans
+/// carry those dynamic filters along) and [`DictionaryGroupKeys`], which
+/// sees the filters it leaves and changes a scan's column types, which no
+/// rule after it is to see.
 pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = PhysicalOptimizer::new().rules;
     let at = rules.iter().position(|r| r.name() == "FilterPushdown(Post)").unwrap_or(rules.len());
     rules.insert(at, Arc::new(LateColumns));
-    rules.insert(at + 1, Arc::new(RoundCasts));
+    rules.insert(at + 1, Arc::new(OnePass));
     let at = rules.iter().position(|r| r.name() == "SanityCheckPlan").unwrap_or(rules.len());
-    rules.insert(at, Arc::new(DictionaryGroupKeys));
+    rules.insert(at, Arc::new(ProvenFilters));
+    rules.insert(at + 1, Arc::new(DictionaryGroupKeys));
     rules
 }
 
