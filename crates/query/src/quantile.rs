@@ -249,6 +249,14 @@ impl GroupsAccumulator for ContinuousGroups {
     ) -> Result<()> {
         self.grow(total_num_groups);
         let values = floats(&values[0])?;
+        if opt_filter.is_none() && values.null_count() == 0 {
+            // The usual case, without a check per row: `trace-overview`
+            // takes two medians of 6.1 M jobs.
+            for (&g, &v) in group_indices.iter().zip(values.values()) {
+                self.groups[g].push(v);
+            }
+            return Ok(());
+        }
         for (row, &g) in group_indices.iter().enumerate() {
             let kept = opt_filter.is_none_or(|f| f.is_valid(row) && f.value(row));
             if kept && values.is_valid(row) {
