@@ -423,13 +423,7 @@ mod tests {
     /// DataFusion's CASE, to the bit.
     #[test]
     fn the_same_values_as_datafusions_case() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::plan_tests::draws(0x2545_f491_4f6c_dd1du64);
         let schema = Arc::new(Schema::new(vec![
             Field::new("x", DataType::Float64, true),
             Field::new("y", DataType::Float64, true),

@@ -240,7 +240,8 @@ impl<'a> Path<'a> {
         for &i in &as_dictionary {
             statistics.column_statistics[i] = ColumnStatistics::new_unknown();
         }
-        let mut plan = scan.rebuilt(schema, &scan.file_columns, file, statistics, scan.source.filter())?;
+        let outputs: Vec<usize> = (0..scan.file_columns.len()).collect();
+        let mut plan = scan.rebuilt(schema, &outputs, file, statistics, scan.source.filter())?;
         debug_assert_eq!(plan.schema().fields().len(), scan.scan.schema().fields().len());
         // The filter and the projection as they were, over the new scan,
         // their output types worked out again (a projection's
@@ -871,6 +872,10 @@ mod tests {
         let (rows, plan) = run(dir.path(), "SELECT a, COUNT(*) AS n FROM t GROUP BY a ORDER BY n DESC, a", true);
         assert_eq!(rows, ["y|6", "x|2", "NULL|2"], "{plan}");
         assert!(plan.contains("pack(a@0)"), "{plan}");
+        // A name the query gives the key, which DataFusion gives the scan.
+        let (rows, plan) = run(dir.path(), "SELECT DISTINCT a AS c1 FROM t ORDER BY 1", true);
+        assert_eq!(rows, ["x", "y", "NULL"], "{plan}");
+        assert!(plan.contains("pack(c1@0)"), "{plan}");
     }
 
     /// A table of dictionary-encoded text `a` and `e` (empty, long, NULL),
@@ -882,13 +887,7 @@ mod tests {
             [Some("a"), Some("b"), Some(""), None, Some("a string longer than twelve bytes"), Some("twelve bytes")];
         let nan_b = f64::from_bits(f64::NAN.to_bits() | 1);
         let doubles = [Some(0.0), Some(-0.0), Some(1.5), Some(f64::NAN), Some(nan_b), None, Some(1e300)];
-        let mut state = seed;
-        let mut next = |n: usize| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % n as u64) as usize
-        };
+        let mut next = crate::plan_tests::draws(seed);
         let (mut a, mut e): (Vec<Option<&str>>, Vec<Option<&str>>) = (Vec::new(), Vec::new());
         let mut b: Vec<Option<f64>> = Vec::new();
         let (mut c, mut ts): (Vec<Option<i64>>, Vec<Option<i64>>) = (Vec::new(), Vec::new());

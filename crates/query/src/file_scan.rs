@@ -17,7 +17,7 @@ use datafusion::object_store::local::LocalFileSystem;
 use datafusion::parquet::file::metadata::{ParquetMetaData, ParquetMetaDataReader};
 use datafusion::parquet::schema::types::SchemaDescriptor;
 use datafusion::physical_expr::expressions::Column;
-use datafusion::physical_expr::projection::ProjectionExprs;
+use datafusion::physical_expr::projection::{ProjectionExpr, ProjectionExprs};
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::ExecutionPlan;
 
@@ -72,7 +72,8 @@ impl<'a> FileScan<'a> {
     }
 
     /// The same scan reading the file as `schema` (the file's schema, some
-    /// column types changed), its output the file columns `columns`, the
+    /// column types changed), its output its own output columns `outputs`
+    /// (under the names the scan gives them), the
     /// file as `file` (which may carry the reader's schema or a choice of
     /// row groups), with `statistics` for the table and `predicate` (the
     /// scan's own, dynamic filters included, or part of it). The scan's
@@ -80,7 +81,7 @@ impl<'a> FileScan<'a> {
     pub(crate) fn rebuilt(
         &self,
         schema: SchemaRef,
-        columns: &[usize],
+        outputs: &[usize],
         file: PartitionedFile,
         statistics: Statistics,
         predicate: Option<Arc<dyn PhysicalExpr>>,
@@ -90,8 +91,14 @@ impl<'a> FileScan<'a> {
         if let Some(predicate) = predicate {
             source = source.with_predicate(predicate);
         }
+        // The scan's own projection items keep the names a query gave the
+        // columns (`SELECT DISTINCT machine AS c1` names the scan's column).
+        let projection = self.source.projection().ok_or_else(|| internal_datafusion_err!("a scan without columns"))?;
+        let items: Vec<ProjectionExpr> = projection.iter().cloned().collect();
+        let chosen = outputs.iter().map(|&i| items.get(i).cloned()).collect::<Option<Vec<_>>>();
+        let chosen = chosen.ok_or_else(|| internal_datafusion_err!("a column the scan does not have"))?;
         let source = source
-            .try_pushdown_projection(&ProjectionExprs::from_indices(columns, &schema))?
+            .try_pushdown_projection(&ProjectionExprs::new(chosen))?
             .ok_or_else(|| internal_datafusion_err!("the scan's columns cannot be chosen again"))?;
         let config = FileScanConfigBuilder::from(self.config.clone())
             .with_source(source)

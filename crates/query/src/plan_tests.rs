@@ -123,3 +123,15 @@ pub(crate) fn fused_exprs<E: PhysicalExpr>(plan: &Arc<dyn ExecutionPlan>) -> Vec
 pub(crate) fn fused<E: PhysicalExpr>(plan: &Arc<dyn ExecutionPlan>) -> usize {
     fused_exprs::<E>(plan).len()
 }
+
+/// A seeded stream of draws for random tests: each call gives a number in
+/// `0..n` (xorshift64; `seed` not 0).
+pub(crate) fn draws(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}
