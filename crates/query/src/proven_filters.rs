@@ -1,7 +1,8 @@
 //! Conditions the file itself decides: a filter's `column = 'text'`
 //! conditions that the Parquet file's row-group statistics prove true or
 //! false for every row group are taken out of the filter, and the scan
-//! reads only the row groups where they hold, without that column.
+//! reads only the row groups where they hold, without that column unless
+//! something else uses it.
 //!
 //! The store writes the unified `jobs` table sorted by trace, one trace per
 //! row group, so every row group's statistics for `trace` are one value
