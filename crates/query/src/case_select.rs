@@ -31,8 +31,10 @@ use datafusion::arrow::datatypes::{ArrowPrimitiveType, DataType, Float64Type, In
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::{internal_datafusion_err, Result, ScalarValue};
 use datafusion::logical_expr::{ColumnarValue, Operator};
-use datafusion::physical_expr::expressions::{BinaryExpr, CaseExpr, Column, Literal};
+use datafusion::physical_expr::expressions::{CaseExpr, Column, Literal};
 use datafusion::physical_expr::PhysicalExpr;
+
+use crate::plan_rewrite::column_compared;
 
 /// `CASE WHEN when THEN then ELSE otherwise END` evaluated in one pass.
 #[derive(Debug)]
@@ -76,42 +78,54 @@ impl CaseSelectExpr {
         }))
     }
 
-    /// The CASE's values when THEN and ELSE are constants other than NULL
-    /// and WHEN compares a column with a constant: chosen in one loop.
-    fn constants_compared<T: ArrowPrimitiveType>(&self, batch: &RecordBatch) -> Result<Option<ArrayRef>> {
-        let constant = |e: &Arc<dyn PhysicalExpr>| -> Result<Option<T::Native>> {
-            let Some(literal) = e.downcast_ref::<Literal>() else { return Ok(None) };
-            let one = literal.value().to_array_of_size(1)?;
-            let one = one.as_primitive::<T>();
-            Ok(one.is_valid(0).then(|| one.value(0)))
-        };
-        let (Some(then), Some(otherwise)) = (constant(&self.then)?, constant(&self.otherwise)?) else {
-            return Ok(None);
-        };
-        let Some(chosen) = over_comparison(&self.when, batch, Choose { then, otherwise })? else { return Ok(None) };
-        Ok(Some(Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(chosen), None))))
+    /// The rows where the condition is true (NULL is not).
+    fn true_rows(&self, batch: &RecordBatch) -> Result<BooleanBuffer> {
+        if let Some(pick) = over_comparison(&self.when, batch, TrueRows)? {
+            return Ok(pick);
+        }
+        let when = self.when.evaluate(batch)?.into_array(batch.num_rows())?;
+        let when: &BooleanArray =
+            when.as_boolean_opt().ok_or_else(|| internal_datafusion_err!("a WHEN that is not a boolean"))?;
+        Ok(match when.nulls() {
+            Some(n) => when.values() & n.inner(),
+            None => when.values().clone(),
+        })
     }
 
-    /// The picked values of type `T` for `rows` rows, `pick` the rows
-    /// whose condition is true.
-    fn select<T: ArrowPrimitiveType>(
-        &self,
-        pick: &BooleanBuffer,
-        then: &ColumnarValue,
-        otherwise: &ColumnarValue,
-    ) -> Result<ArrayRef> {
-        let (a, b) = (Side::<T>::of(then)?, Side::<T>::of(otherwise)?);
+    /// The CASE's values for `batch`, of type `T`. With THEN and ELSE both
+    /// constants other than NULL and a WHEN that compares a column with a
+    /// constant, chosen in one loop over the column; otherwise picked by
+    /// the condition's bits.
+    fn values<T: ArrowPrimitiveType>(&self, batch: &RecordBatch) -> Result<ArrayRef> {
+        let (then, otherwise) = (self.then.evaluate(batch)?, self.otherwise.evaluate(batch)?);
+        let (a, b) = (Side::<T>::of(&then)?, Side::<T>::of(&otherwise)?);
+        if let (Side::Constant(Some(then)), Side::Constant(Some(otherwise))) = (&a, &b) {
+            let choose = Choose { then: *then, otherwise: *otherwise };
+            if let Some(chosen) = over_comparison(&self.when, batch, choose)? {
+                return Ok(Arc::new(PrimitiveArray::<T>::new(ScalarBuffer::from(chosen), None)));
+            }
+        }
+        let pick = self.true_rows(batch)?;
         let values: Vec<T::Native> = match (&a, &b) {
-            (Side::Constant(x, _), Side::Constant(y, _)) => picked(pick, |_| *x, |_| *y),
-            (Side::Column(x), Side::Constant(y, _)) => picked(pick, |i| x.values()[i], |_| *y),
-            (Side::Constant(x, _), Side::Column(y)) => picked(pick, |_| *x, |i| y.values()[i]),
-            (Side::Column(x), Side::Column(y)) => picked(pick, |i| x.values()[i], |i| y.values()[i]),
+            (Side::Constant(x), Side::Constant(y)) => {
+                let (x, y) = (x.unwrap_or_default(), y.unwrap_or_default());
+                picked(&pick, |_| x, |_| y)
+            }
+            (Side::Column(x), Side::Constant(y)) => {
+                let y = y.unwrap_or_default();
+                picked(&pick, |i| x.values()[i], |_| y)
+            }
+            (Side::Constant(x), Side::Column(y)) => {
+                let x = x.unwrap_or_default();
+                picked(&pick, |_| x, |i| y.values()[i])
+            }
+            (Side::Column(x), Side::Column(y)) => picked(&pick, |i| x.values()[i], |i| y.values()[i]),
         };
         let nulls = match (a.valid(pick.len()), b.valid(pick.len())) {
             (None, None) => None,
             (a_valid, b_valid) => {
                 let all = || BooleanBuffer::new_set(pick.len());
-                let valid = &(pick & &a_valid.unwrap_or_else(all)) | &(&!pick & &b_valid.unwrap_or_else(all));
+                let valid = &(&pick & &a_valid.unwrap_or_else(all)) | &(&!&pick & &b_valid.unwrap_or_else(all));
                 Some(NullBuffer::new(valid))
             }
         };
@@ -121,9 +135,8 @@ impl CaseSelectExpr {
 
 /// A THEN or ELSE value as evaluated for a batch.
 enum Side<'a, T: ArrowPrimitiveType> {
-    /// A constant: its value (the type's zero for NULL) and whether it is
-    /// NULL.
-    Constant(T::Native, bool),
+    /// A constant (None: NULL).
+    Constant(Option<T::Native>),
     Column(&'a PrimitiveArray<T>),
 }
 
@@ -134,10 +147,7 @@ impl<'a, T: ArrowPrimitiveType> Side<'a, T> {
             ColumnarValue::Scalar(s) => {
                 let array = s.to_array_of_size(1)?;
                 let one = array.as_primitive::<T>();
-                match one.is_null(0) {
-                    true => Side::Constant(T::Native::default(), true),
-                    false => Side::Constant(one.value(0), false),
-                }
+                Side::Constant(one.is_valid(0).then(|| one.value(0)))
             }
         })
     }
@@ -145,8 +155,8 @@ impl<'a, T: ArrowPrimitiveType> Side<'a, T> {
     /// Which of `rows` rows are not NULL, None when all are not.
     fn valid(&self, rows: usize) -> Option<BooleanBuffer> {
         match self {
-            Side::Constant(_, true) => Some(BooleanBuffer::new_unset(rows)),
-            Side::Constant(_, false) => None,
+            Side::Constant(None) => Some(BooleanBuffer::new_unset(rows)),
+            Side::Constant(Some(_)) => None,
             Side::Column(a) => a.nulls().filter(|n| n.null_count() > 0).map(|n| n.inner().clone()),
         }
     }
@@ -158,19 +168,6 @@ fn picked<N: Copy>(pick: &BooleanBuffer, a: impl Fn(usize) -> N, b: impl Fn(usiz
     // A mapped range has a known length: collected without a capacity
     // check per row (extending 64 rows at a time took twice as long).
     (0..pick.len()).map(|i| if (words[i / 64] >> (i % 64)) & 1 == 1 { a(i) } else { b(i) }).collect()
-}
-
-/// `when` as `column <op> constant`, if it compares a column with a
-/// constant (on either side).
-fn comparison(when: &Arc<dyn PhysicalExpr>) -> Option<(&Column, Operator, &ScalarValue)> {
-    let binary = when.downcast_ref::<BinaryExpr>()?;
-    match (binary.left().downcast_ref::<Column>(), binary.right().downcast_ref::<Literal>()) {
-        (Some(c), Some(l)) => Some((c, *binary.op(), l.value())),
-        _ => {
-            let (c, l) = (binary.right().downcast_ref::<Column>()?, binary.left().downcast_ref::<Literal>()?);
-            Some((c, binary.op().swap()?, l.value()))
-        }
-    }
 }
 
 /// A loop over the values of a number column compared with a constant:
@@ -196,7 +193,7 @@ trait OverKeys {
 /// DataFusion's comparison has made -0 into 0. None for any other
 /// condition.
 fn over_comparison<V: OverKeys>(when: &Arc<dyn PhysicalExpr>, batch: &RecordBatch, over: V) -> Result<Option<V::Out>> {
-    let Some((column, op, constant)) = comparison(when) else { return Ok(None) };
+    let Some((column, op, constant)) = column_compared(when) else { return Ok(None) };
     let values = column.evaluate(batch)?.into_array(batch.num_rows())?;
     Ok(match (values.data_type(), constant) {
         (DataType::Float64, ScalarValue::Float64(Some(k))) => {
@@ -313,35 +310,10 @@ impl PhysicalExpr for CaseSelectExpr {
     }
 
     fn evaluate(&self, batch: &RecordBatch) -> Result<ColumnarValue> {
-        let rows = batch.num_rows();
-        let chosen = match self.to {
-            DataType::Int64 => self.constants_compared::<Int64Type>(batch)?,
-            DataType::Int32 => self.constants_compared::<Int32Type>(batch)?,
-            DataType::Float64 => self.constants_compared::<Float64Type>(batch)?,
-            _ => None,
-        };
-        if let Some(chosen) = chosen {
-            return Ok(ColumnarValue::Array(chosen));
-        }
-        let pick = match over_comparison(&self.when, batch, TrueRows)? {
-            Some(pick) => pick,
-            None => {
-                let when = self.when.evaluate(batch)?.into_array(rows)?;
-                let when: &BooleanArray =
-                    when.as_boolean_opt().ok_or_else(|| internal_datafusion_err!("a WHEN that is not a boolean"))?;
-                // A NULL condition is not true: ELSE.
-                match when.nulls() {
-                    Some(n) => when.values() & n.inner(),
-                    None => when.values().clone(),
-                }
-            }
-        };
-        let then = self.then.evaluate(batch)?;
-        let otherwise = self.otherwise.evaluate(batch)?;
         let values = match self.to {
-            DataType::Int64 => self.select::<Int64Type>(&pick, &then, &otherwise)?,
-            DataType::Int32 => self.select::<Int32Type>(&pick, &then, &otherwise)?,
-            DataType::Float64 => self.select::<Float64Type>(&pick, &then, &otherwise)?,
+            DataType::Int64 => self.values::<Int64Type>(batch)?,
+            DataType::Int32 => self.values::<Int32Type>(batch)?,
+            DataType::Float64 => self.values::<Float64Type>(batch)?,
             ref other => return Err(internal_datafusion_err!("a one-pass CASE of {other}")),
         };
         Ok(ColumnarValue::Array(values))

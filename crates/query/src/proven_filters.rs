@@ -56,7 +56,7 @@ use datafusion::datasource::physical_plan::FileSource;
 use datafusion::logical_expr::Operator;
 use datafusion::parquet::basic::{ColumnOrder, SortOrder};
 use datafusion::parquet::file::metadata::{ParquetMetaData, RowGroupMetaData};
-use datafusion::physical_expr::expressions::{BinaryExpr, Column, Literal};
+use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::utils::{collect_columns, conjunction, split_conjunction};
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_optimizer::sanity_checker::SanityCheckPlan;
@@ -65,7 +65,7 @@ use datafusion::physical_plan::filter::{FilterExec, FilterExecBuilder};
 use datafusion::physical_plan::ExecutionPlan;
 
 use crate::file_scan::FileScan;
-use crate::plan_rewrite::rewrite_nodes;
+use crate::plan_rewrite::{column_compared, rewrite_nodes};
 
 /// The physical optimizer rule (see the module documentation).
 #[derive(Debug)]
@@ -137,23 +137,26 @@ fn rewrite(filter: &FilterExec) -> Result<Option<Arc<dyn ExecutionPlan>>> {
     let Some(verdicts) = verdicts(&conditions, &scan, &metadata) else { return Ok(None) };
     let groups = metadata.num_row_groups();
     let skipped: Vec<bool> = (0..groups).map(|g| verdicts.iter().any(|v| v[g] == Verdict::AllFalse)).collect();
-    let proven: HashSet<usize> = conditions
+    let proven: Vec<&TextEquality> = conditions
         .iter()
         .zip(&verdicts)
         .filter(|(_, v)| (0..groups).all(|g| skipped[g] || v[g] == Verdict::AllTrue))
-        .map(|(c, _)| c.conjunct)
+        .map(|(c, _)| c)
         .collect();
     if proven.is_empty() {
         return Ok(None);
     }
-    let residual: Vec<Arc<dyn PhysicalExpr>> =
-        conjuncts.iter().enumerate().filter(|(i, _)| !proven.contains(i)).map(|(_, c)| Arc::clone(c)).collect();
+    let residual: Vec<Arc<dyn PhysicalExpr>> = conjuncts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !proven.iter().any(|c| c.conjunct == *i))
+        .map(|(_, c)| Arc::clone(c))
+        .collect();
     if residual.is_empty() && filter.fetch().is_some() {
         return Ok(None);
     }
     let mut access = ParquetAccessPlan::new_all(groups);
     (0..groups).filter(|&g| skipped[g]).for_each(|g| access.skip(g));
-    let proven: Vec<&TextEquality> = conditions.iter().filter(|c| proven.contains(&c.conjunct)).collect();
     filtered_scan(filter, &scan, residual, &output, access, &scan_predicate_without(&scan, &proven))
 }
 
@@ -176,15 +179,10 @@ fn scan_predicate_without(scan: &FileScan, proven: &[&TextEquality]) -> Option<A
 /// `expr` as `column = 'text'` (either way round): the column's index in
 /// its input and the text.
 fn column_equals_text(expr: &Arc<dyn PhysicalExpr>) -> Option<(usize, &str)> {
-    let binary = expr.downcast_ref::<BinaryExpr>()?;
-    if *binary.op() != Operator::Eq {
-        return None;
+    match column_compared(expr)? {
+        (column, Operator::Eq, value) => Some((column.index(), value.try_as_str()??)),
+        _ => None,
     }
-    let (column, literal) = match (binary.left().downcast_ref::<Column>(), binary.right().downcast_ref::<Literal>()) {
-        (Some(c), Some(l)) => (c, l),
-        _ => (binary.right().downcast_ref::<Column>()?, binary.left().downcast_ref::<Literal>()?),
-    };
-    Some((column.index(), literal.value().try_as_str()??))
 }
 
 /// The conjunct `expr` (the filter's `i`-th) as a text equality on a column
