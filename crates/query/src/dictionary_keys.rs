@@ -28,9 +28,11 @@
 //! The packed key holds each key's bits at a place of its own:
 //!
 //! - a text key as a code numbered in the order its values are first met in
-//!   the file's dictionaries, 0 for NULL (30 bits). A dictionary is mapped to
-//!   codes once, when it is first seen: the reader shares one dictionary
-//!   across the batches of a row group;
+//!   the file's dictionaries, 0 for NULL, in as many bits as the values the
+//!   dictionary pages of the file's row groups hold together need (at most
+//!   30; see [`CodeWidths`] for when that count is not a bound). A
+//!   dictionary is mapped to codes once, when it is first seen: the reader
+//!   shares one dictionary across the batches of a row group;
 //! - a number (double, 64- or 32-bit integer, timestamp, date) as its bits
 //!   beside a NULL flag, a double after the one change DataFusion's own
 //!   table makes (-0 becomes 0, so both are one group shown as 0; NaNs of
@@ -53,6 +55,7 @@
 //! values in the file, which a group table holds too.
 
 use std::fmt;
+use std::fs::File;
 use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex};
 
@@ -67,7 +70,7 @@ use datafusion::arrow::datatypes::{
 use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::stats::ColumnStatistics;
-use datafusion::common::{exec_err, internal_datafusion_err, HashMap, HashSet, Result};
+use datafusion::common::{exec_err, internal_datafusion_err, DataFusionError, HashMap, HashSet, Result};
 use datafusion::datasource::physical_plan::FileSource;
 use datafusion::logical_expr::ColumnarValue;
 use datafusion::physical_expr::expressions::Column;
@@ -77,6 +80,9 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::execution_plan::ChildrenPropertiesMode;
+use datafusion::parquet::column::page::{Page, PageReader};
+use datafusion::parquet::file::metadata::ParquetMetaData;
+use datafusion::parquet::file::serialized_reader::SerializedPageReader;
 use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{ExecutionPlan, InputOrderMode, ReplaceChildrenOptions};
@@ -86,12 +92,28 @@ use crate::plan_rewrite::rewrite_nodes;
 
 /// The physical optimizer rule (see the module documentation).
 #[derive(Debug)]
-pub(crate) struct DictionaryGroupKeys;
+pub(crate) struct DictionaryGroupKeys {
+    pub(crate) widths: CodeWidths,
+}
+
+/// How many bits a text key's codes take in the packed key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CodeWidths {
+    /// As many as the file's dictionaries have values, counted from the
+    /// dictionary page of each row group. That bounds the codes only if no
+    /// page of the column fell back to plain encoding, which the footer
+    /// does not tell; a query whose codes outgrow it fails with
+    /// [`CodesOverflow`] and is run again with [`CodeWidths::Widest`]
+    /// ([`fitted_then_widest`]).
+    Fitted,
+    /// [`TEXT_BITS`] each.
+    Widest,
+}
 
 impl PhysicalOptimizerRule for DictionaryGroupKeys {
     fn optimize(&self, plan: Arc<dyn ExecutionPlan>, _: &ConfigOptions) -> Result<Arc<dyn ExecutionPlan>> {
         rewrite_nodes(plan, |node| match node.downcast_ref::<AggregateExec>() {
-            Some(aggregate) => rewrite(aggregate),
+            Some(aggregate) => rewrite(aggregate, self.widths),
             None => Ok(None),
         })
     }
@@ -116,7 +138,7 @@ fn dictionary_type() -> DataType {
 
 /// `aggregate` grouping on its packed keys over a scan that reads its text
 /// keys as dictionaries, if it qualifies.
-fn rewrite(aggregate: &AggregateExec) -> Result<Option<Arc<dyn ExecutionPlan>>> {
+fn rewrite(aggregate: &AggregateExec, widths: CodeWidths) -> Result<Option<Arc<dyn ExecutionPlan>>> {
     let group_by = aggregate.group_expr();
     if *aggregate.mode() != AggregateMode::Single
         || !group_by.is_single()
@@ -128,15 +150,56 @@ fn rewrite(aggregate: &AggregateExec) -> Result<Option<Arc<dyn ExecutionPlan>>> 
     }
     let Some(path) = Path::of(aggregate.input()) else { return Ok(None) };
     let input_schema = aggregate.input().schema();
-    let Some(layout) = Layout::of(group_by.expr(), &input_schema)? else { return Ok(None) };
-    let Some(text) = text_key_columns(aggregate, &layout, &path)? else { return Ok(None) };
+    // The keys' kinds, and whether they could fit with a text key's codes
+    // in one bit.
+    let Some(kinds) = Layout::of(group_by.expr(), &input_schema, |_| 1)? else { return Ok(None) };
+    let Some(text) = text_key_columns(aggregate, &kinds, &path)? else { return Ok(None) };
     // A footer that cannot be read here only keeps the plan as it was: the
     // scan then reports the file's trouble in its own words.
-    if !path.all_dictionary_encoded(&text).unwrap_or(false) {
+    let Ok(metadata) = path.scan.footer() else { return Ok(None) };
+    if !path.all_dictionary_encoded(&metadata, &text) {
         return Ok(None);
     }
+    let bits = match widths {
+        CodeWidths::Fitted => path.fitted_bits(aggregate, &kinds, &metadata)?,
+        CodeWidths::Widest => vec![TEXT_BITS; kinds.parts.len()],
+    };
+    let Some(layout) = Layout::of(group_by.expr(), &input_schema, |k| bits[k])? else { return Ok(None) };
     let input = path.with_dictionaries(&text)?;
     Ok(Some(packed_grouping(aggregate, input, Arc::new(layout))?))
+}
+
+/// Runs `query` with text codes fitted to the files' dictionaries, and
+/// again with the widest codes if they outgrew them (see
+/// [`CodeWidths::Fitted`]); the first run's rows are dropped, so nothing
+/// of it is seen.
+pub(crate) async fn fitted_then_widest<T, F: std::future::Future<Output = Result<T>>>(
+    query: impl Fn(CodeWidths) -> F,
+) -> Result<T> {
+    match query(CodeWidths::Fitted).await {
+        Err(e) if outgrown(&e) => query(CodeWidths::Widest).await,
+        done => done,
+    }
+}
+
+/// A text key met more values than its file's dictionaries hold.
+#[derive(Debug)]
+pub(crate) struct CodesOverflow;
+
+impl fmt::Display for CodesOverflow {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "a text key has more values than its file's dictionaries")
+    }
+}
+
+impl std::error::Error for CodesOverflow {}
+
+/// Whether `e` is, or wraps, [`CodesOverflow`].
+fn outgrown(e: &DataFusionError) -> bool {
+    match e.find_root() {
+        DataFusionError::External(inner) => inner.downcast_ref::<CodesOverflow>().is_some(),
+        _ => false,
+    }
 }
 
 /// The operators from the aggregate down to the scan, as this rule takes
@@ -204,17 +267,50 @@ impl<'a> Path<'a> {
     }
 
     /// Whether every row group of the file has a dictionary for each of
-    /// the scan's output columns `columns`, read from the file's footer.
-    fn all_dictionary_encoded(&self, columns: &[usize]) -> Result<bool> {
-        let metadata = self.scan.footer()?;
+    /// the scan's output columns `columns`, by the file's footer.
+    fn all_dictionary_encoded(&self, metadata: &ParquetMetaData, columns: &[usize]) -> bool {
         let descriptor = metadata.file_metadata().schema_descr();
-        for &c in columns {
-            let Some(leaf) = self.scan.leaf(descriptor, c) else { return Ok(false) };
-            if !metadata.row_groups().iter().all(|g| g.column(leaf).dictionary_page_offset().is_some()) {
-                return Ok(false);
+        columns.iter().all(|&c| {
+            self.scan.leaf(descriptor, c).is_some_and(|leaf| {
+                metadata.row_groups().iter().all(|g| g.column(leaf).dictionary_page_offset().is_some())
+            })
+        })
+    }
+
+    /// Per key of `aggregate`: the bits its codes take if it is text
+    /// ([`CodeWidths::Fitted`]), the widest where the dictionaries cannot
+    /// be counted.
+    fn fitted_bits(&self, aggregate: &AggregateExec, layout: &Layout, metadata: &ParquetMetaData) -> Result<Vec<u32>> {
+        let file = Arc::new(self.scan.open()?);
+        let mut bits = Vec::new();
+        for ((key, _), (kind, _, _)) in aggregate.group_expr().expr().iter().zip(&layout.parts) {
+            let column = key.downcast_ref::<Column>().filter(|_| *kind == Kind::Text);
+            let column = column.and_then(|c| self.scan_column(c.index()));
+            let values = match column {
+                Some(c) => self.dictionary_values(metadata, &file, c)?,
+                None => None,
+            };
+            bits.push(values.map_or(TEXT_BITS, bits_for));
+        }
+        Ok(bits)
+    }
+
+    /// How many values the dictionaries of the scan's output column `c`
+    /// hold over the file's row groups, from each dictionary page's header
+    /// (read and decompressed here: a few KB each); `None` if a column
+    /// chunk does not start with one.
+    fn dictionary_values(&self, metadata: &ParquetMetaData, file: &Arc<File>, c: usize) -> Result<Option<u64>> {
+        let Some(leaf) = self.scan.leaf(metadata.file_metadata().schema_descr(), c) else { return Ok(None) };
+        let mut total = 0;
+        for group in metadata.row_groups() {
+            let rows = usize::try_from(group.num_rows()).unwrap_or(0);
+            let mut pages = SerializedPageReader::new(Arc::clone(file), group.column(leaf), rows, None)?;
+            match pages.get_next_page()? {
+                Some(Page::DictionaryPage { num_values, .. }) => total += u64::from(num_values),
+                _ => return Ok(None),
             }
         }
-        Ok(true)
+        Ok(Some(total))
     }
 
     /// The input again, its scan reading the scan's output columns
@@ -356,8 +452,15 @@ enum Kind {
     Bits32,
 }
 
-/// Bits of a text key's code: about a billion distinct values.
+/// Bits of a text key's code at the widest: about a billion distinct
+/// values.
 const TEXT_BITS: u32 = 30;
+
+/// The bits that hold the codes 0 (NULL) to `values`, at least one and at
+/// most [`TEXT_BITS`].
+fn bits_for(values: u64) -> u32 {
+    (u64::BITS - values.leading_zeros()).clamp(1, TEXT_BITS)
+}
 
 impl Kind {
     fn of(t: &DataType) -> Option<Kind> {
@@ -369,9 +472,10 @@ impl Kind {
         }
     }
 
-    fn width(self) -> u32 {
+    /// Its bits in the packed key, `text_bits` if it is text.
+    fn width(self, text_bits: u32) -> u32 {
         match self {
-            Kind::Text => TEXT_BITS,
+            Kind::Text => text_bits,
             Kind::Bits64 => 65,
             Kind::Bits32 => 33,
         }
@@ -383,8 +487,8 @@ impl Kind {
 struct Layout {
     /// Per key: its kind, its type, its lowest bit.
     parts: Vec<(Kind, DataType, u32)>,
-    /// Per key: the codes of its values if it is text.
-    codes: Vec<Option<Mutex<TextCodes>>>,
+    /// Per key: the codes of its values and their bits if it is text.
+    codes: Vec<Option<(Mutex<TextCodes>, u32)>>,
     /// Whether the packed key is an `Int64` (63 bits or fewer) rather
     /// than a `Decimal128`.
     narrow: bool,
@@ -395,17 +499,23 @@ struct Layout {
 const MAX_BITS: u32 = 126;
 
 impl Layout {
-    /// The layout of `keys`, if they fit and one of them is text.
-    fn of(keys: &[(Arc<dyn PhysicalExpr>, String)], schema: &Schema) -> Result<Option<Layout>> {
+    /// The layout of `keys`, the codes of text key k taking `text_bits(k)`
+    /// bits, if they fit and one of them is text.
+    fn of(
+        keys: &[(Arc<dyn PhysicalExpr>, String)],
+        schema: &Schema,
+        text_bits: impl Fn(usize) -> u32,
+    ) -> Result<Option<Layout>> {
         let mut parts = Vec::with_capacity(keys.len());
         let mut codes = Vec::with_capacity(keys.len());
         let mut offset = 0;
-        for (key, _) in keys {
+        for (k, (key, _)) in keys.iter().enumerate() {
             let t = key.data_type(schema)?;
             let Some(kind) = Kind::of(&t) else { return Ok(None) };
+            let bits = text_bits(k);
             parts.push((kind, t, offset));
-            codes.push((kind == Kind::Text).then(|| Mutex::new(TextCodes::default())));
-            offset += kind.width();
+            codes.push((kind == Kind::Text).then(|| (Mutex::new(TextCodes::new(bits)), bits)));
+            offset += kind.width(bits);
         }
         let any_text = parts.iter().any(|(kind, _, _)| *kind == Kind::Text);
         Ok((any_text && offset <= MAX_BITS).then_some(Layout { parts, codes, narrow: offset <= 63 }))
@@ -419,16 +529,20 @@ impl Layout {
         }
     }
 
-    fn text_codes(&self, part: usize) -> Result<std::sync::MutexGuard<'_, TextCodes>> {
-        let codes = self.codes[part].as_ref().ok_or_else(|| internal_datafusion_err!("key {part} is not text"))?;
-        codes.lock().map_err(|_| internal_datafusion_err!("text codes poisoned"))
+    /// The codes of text key `part` and their bits.
+    fn text_codes(&self, part: usize) -> Result<(std::sync::MutexGuard<'_, TextCodes>, u32)> {
+        let (codes, bits) =
+            self.codes[part].as_ref().ok_or_else(|| internal_datafusion_err!("key {part} is not text"))?;
+        Ok((codes.lock().map_err(|_| internal_datafusion_err!("text codes poisoned"))?, *bits))
     }
 }
 
 /// The codes of one text key's values, numbered from 1 in the order they
 /// are first met.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct TextCodes {
+    /// The bits a code may take.
+    bits: u32,
     /// The code of each value, which shares its bytes with `values`.
     by_value: HashMap<Arc<[u8]>, u32>,
     /// The values, code 1 first.
@@ -440,12 +554,19 @@ struct TextCodes {
 }
 
 impl TextCodes {
+    fn new(bits: u32) -> TextCodes {
+        TextCodes { bits, by_value: HashMap::default(), values: Vec::new(), last: None }
+    }
+
     /// The code of `value`, a new one if it is new.
     fn code(&mut self, value: &[u8]) -> Result<u32> {
         if let Some(&code) = self.by_value.get(value) {
             return Ok(code);
         }
-        if self.values.len() as u64 >= (1 << TEXT_BITS) - 1 {
+        if self.values.len() as u64 >= (1 << self.bits) - 1 {
+            if self.bits < TEXT_BITS {
+                return Err(DataFusionError::External(Box::new(CodesOverflow)));
+            }
             return exec_err!("a grouping has more than {} distinct values of one text key", (1u64 << TEXT_BITS) - 1);
         }
         let value: Arc<[u8]> = value.into();
@@ -507,13 +628,13 @@ impl PackKeys {
             let (kind, _, offset) = self.layout.parts[k];
             match kind {
                 Kind::Text => {
-                    let mut codes = self.layout.text_codes(k)?;
+                    let (mut codes, bits) = self.layout.text_codes(k)?;
                     let (keys, mapped) = codes.codes_of(&column)?;
                     // The reader checks every code against its dictionary;
                     // `get` keeps a bad one from panicking all the same.
                     let code = |k: i32| u64::from(mapped.get(k as usize).copied().unwrap_or(0));
                     let codes = keys.values().iter().map(|&k| code(k));
-                    packed.or(keys.nulls(), codes, (offset, TEXT_BITS), None);
+                    packed.or(keys.nulls(), codes, (offset, bits), None);
                 }
                 Kind::Bits64 => {
                     let (nulls, flag) = (column.nulls(), Some(offset + 64));
@@ -680,9 +801,9 @@ impl UnpackKey {
         let raw = raw.into_iter().map(|p| p >> offset);
         Ok(match kind {
             Kind::Text => {
-                let codes = self.layout.text_codes(self.part)?;
+                let (codes, bits) = self.layout.text_codes(self.part)?;
                 let values: Vec<Option<&str>> = raw
-                    .map(|r| (r as u32) & ((1 << TEXT_BITS) - 1))
+                    .map(|r| (r as u32) & ((1 << bits) - 1))
                     .map(|c| if c == 0 { Ok(None) } else { codes.value(c).map(Some) })
                     .collect::<Result<_>>()?;
                 match t {
@@ -783,6 +904,7 @@ mod tests {
     use datafusion::arrow::datatypes::{Field, TimeUnit};
     use datafusion::parquet::arrow::ArrowWriter;
     use datafusion::parquet::file::properties::WriterProperties;
+    use datafusion::prelude::SessionConfig;
 
     use super::*;
 
@@ -820,7 +942,7 @@ mod tests {
                 .iter()
                 .map(|n| (Arc::new(Column::new_with_schema(n, &schema).unwrap()) as _, n.to_string()))
                 .collect();
-            Layout::of(&keys, &schema).unwrap().map(|l| l.packed_type())
+            Layout::of(&keys, &schema, |_| TEXT_BITS).unwrap().map(|l| l.packed_type())
         };
         assert_eq!(layout(&["a"]), Some(DataType::Int64));
         assert_eq!(layout(&["a", "d"]), Some(DataType::Int64));
@@ -947,9 +1069,11 @@ mod tests {
             ("SELECT a, c, SUM(x * 2) AS s FROM t GROUP BY c, a HAVING COUNT(*) > 1 ORDER BY s DESC, 1, 2", true),
             // A projection under the grouping that computes from other columns.
             ("SELECT a, x % 3 AS m, COUNT(*) FROM t GROUP BY 1, 2", true),
-            // 65 + 65 + 30 and 30 + 65 + 33 bits: more than a packed key holds.
+            // 65 + 65 bits and a's: more than a packed key holds.
             ("SELECT b, c, a, COUNT(*) FROM t GROUP BY b, c, a", false),
-            ("SELECT a, ts, dt, COUNT(*) FROM t GROUP BY a, ts, dt", false),
+            // 30 + 65 + 33 = 128 bits with the widest codes, but a's
+            // dictionaries (5 values in each of 9 row groups) need 6.
+            ("SELECT a, ts, dt, COUNT(*) FROM t GROUP BY a, ts, dt", true),
             // No text key, a text key written plain, a text key read by an
             // aggregate or as an expression, a filter on the way, sets.
             ("SELECT b, d, COUNT(*) FROM t GROUP BY b, d", false),
@@ -994,5 +1118,100 @@ mod tests {
                 assert_eq!(plan.contains("pack("), applies, "{sql}\n{plan}");
             }
         }
+    }
+
+    /// The bits that hold codes 0 to n, by hand.
+    #[test]
+    fn bits_for_codes_worked_by_hand() {
+        assert_eq!([0, 1, 2, 3, 4, 7, 8, 255, 256].map(bits_for), [1, 1, 2, 2, 3, 3, 4, 8, 9]);
+        assert_eq!(bits_for((1 << 30) - 1), 30);
+        // At most the widest, whose own limit then stands.
+        assert_eq!(bits_for(1 << 30), TEXT_BITS);
+        assert_eq!(bits_for(u64::MAX), TEXT_BITS);
+    }
+
+    /// The packed key's type and the grouping key's column type in a plan.
+    fn packed_type_in(plan: &Arc<dyn ExecutionPlan>) -> Option<DataType> {
+        if let Some(a) = plan.downcast_ref::<AggregateExec>() {
+            if let [(key, name)] = a.group_expr().expr() {
+                if name == PACKED {
+                    return key.data_type(&a.input().schema()).ok();
+                }
+            }
+        }
+        plan.children().into_iter().find_map(packed_type_in)
+    }
+
+    /// Worked by hand: `a`'s two row groups have dictionaries of 3 values
+    /// (x, y, z) and 2 (y, w), so codes 0 (NULL) to 5 in 3 bits; `e` has
+    /// 1 + 1 values, 2 bits. a, e and a 32-bit d take 3 + 2 + 33 bits, a
+    /// 64-bit key, where the widest codes (30 + 30 + 33) need a decimal.
+    #[test]
+    fn text_codes_fitted_to_the_dictionaries() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Utf8, true),
+            Field::new("e", DataType::Utf8, true),
+            Field::new("d", DataType::Int32, true),
+        ]));
+        let a = [Some("x"), Some("y"), Some("z"), Some("y"), Some("w"), None];
+        let e = [Some("p"), Some("p"), Some("p"), Some("q"), Some("q"), Some("q")];
+        let d = [Some(1), Some(1), None, Some(2), Some(1), Some(1)];
+        let t = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(StringArray::from(a.to_vec())),
+                Arc::new(StringArray::from(e.to_vec())),
+                Arc::new(Int32Array::from(d.to_vec())),
+            ],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &t, 3, &[]);
+        let sql = "SELECT a, e, d, COUNT(*) FROM t GROUP BY a, e, d ORDER BY a, e, d";
+        let config = || SessionConfig::new().with_batch_size(2);
+        let expected = ["w|q|1|1", "x|p|1|1", "y|p|1|1", "y|q|2|1", "z|p|NULL|1", "NULL|q|1|1"];
+        for (widths, packed) in [(CodeWidths::Fitted, DataType::Int64), (CodeWidths::Widest, DataType::Decimal128(38, 0))] {
+            let rules = crate::session::physical_rules_with(widths);
+            let (rows, plan) = crate::plan_tests::plan_over_parquet(dir.path(), &["t"], sql, rules, config()).unwrap();
+            assert_eq!(rows, expected, "{widths:?}");
+            assert_eq!(packed_type_in(&plan), Some(packed), "{widths:?}");
+        }
+    }
+
+    /// A column whose dictionary filled up (the writer's limit of 64 bytes)
+    /// and whose later pages are plain: 200 values where the dictionary
+    /// page counts a few. The fitted codes outgrow their bits and the
+    /// query fails with [`CodesOverflow`]; run as a query is, it runs again
+    /// with the widest codes and gives DataFusion's own rows.
+    #[test]
+    fn codes_that_outgrow_the_dictionaries_run_again_with_the_widest() {
+        let values: Vec<String> = (0..200).map(|i| format!("v{:03}", i % 200)).collect();
+        let a: Vec<Option<&str>> = values.iter().map(|v| Some(v.as_str())).chain([Some("v007"), None]).collect();
+        let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Utf8, true)]));
+        let t = RecordBatch::try_new(schema, vec![Arc::new(StringArray::from(a))]).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let props = WriterProperties::builder()
+            .set_dictionary_page_size_limit(64)
+            .set_write_batch_size(8)
+            .set_data_page_row_count_limit(8)
+            .build();
+        let file = std::fs::File::create(dir.path().join("t.parquet")).unwrap();
+        let mut writer = ArrowWriter::try_new(file, t.schema(), Some(props)).unwrap();
+        writer.write(&t).unwrap();
+        writer.close().unwrap();
+
+        let sql = "SELECT a, COUNT(*) AS n FROM t GROUP BY a ORDER BY n DESC, a LIMIT 3";
+        let config = || SessionConfig::new().with_batch_size(16);
+        let over = |widths| {
+            let rules = crate::session::physical_rules_with(widths);
+            crate::plan_tests::plan_over_parquet(dir.path(), &["t"], sql, rules, config())
+        };
+        let Err(e) = over(CodeWidths::Fitted) else { panic!("the fitted codes did not overflow") };
+        assert!(outgrown(&e), "{e}");
+        let (rows, plan) = futures::executor::block_on(fitted_then_widest(|w| std::future::ready(over(w)))).unwrap();
+        assert_eq!(rows, ["v007|2", "v000|1", "v001|1"]);
+        assert_eq!(packed_type_in(&plan), Some(DataType::Int64));
+        let (theirs, _) = run(dir.path(), sql, false);
+        assert_eq!(rows, theirs);
     }
 }

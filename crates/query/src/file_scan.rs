@@ -54,9 +54,13 @@ impl<'a> FileScan<'a> {
     /// time. A caller that cannot read it keeps the plan as it was, so the
     /// scan reports the file's trouble in its own words.
     pub(crate) fn footer(&self) -> Result<ParquetMetaData> {
+        Ok(ParquetMetaDataReader::new().parse_and_finish(&self.open()?)?)
+    }
+
+    /// The file, opened now.
+    pub(crate) fn open(&self) -> Result<std::fs::File> {
         let path = LocalFileSystem::new().path_to_filesystem(&self.file.object_meta.location)?;
-        let file = std::fs::File::open(&path).map_err(|e| internal_datafusion_err!("{}: {e}", path.display()))?;
-        Ok(ParquetMetaDataReader::new().parse_and_finish(&file)?)
+        std::fs::File::open(&path).map_err(|e| internal_datafusion_err!("{}: {e}", path.display()))
     }
 
     /// The footer's leaf column of the scan's output column `c`, if it is

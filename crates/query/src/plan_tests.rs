@@ -8,9 +8,11 @@ use std::sync::Arc;
 
 use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
+use datafusion::common::Result;
 use datafusion::execution::session_state::SessionStateBuilder;
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_optimizer::optimizer::PhysicalOptimizer;
+use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::aggregates::AggregateExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{collect, displayable, ExecutionPlan};
@@ -43,6 +45,21 @@ pub(crate) fn run_over_parquet_with(
     config: SessionConfig,
 ) -> (Vec<String>, String) {
     let rules = if ours { crate::session::physical_rules() } else { PhysicalOptimizer::new().rules };
+    let (rows, plan) = plan_over_parquet(dir, tables, sql, rules, config).unwrap();
+    let shown = displayable(plan.as_ref()).indent(true).to_string();
+    (rows, shown)
+}
+
+/// `sql` over `dir/<table>.parquet` for each of `tables` on one partition
+/// with the physical optimizer rules `rules`: the rows as
+/// [`run_over_parquet`] gives them and the plan, or the error.
+pub(crate) fn plan_over_parquet(
+    dir: &Path,
+    tables: &[&str],
+    sql: &str,
+    rules: Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>>,
+    config: SessionConfig,
+) -> Result<(Vec<String>, Arc<dyn ExecutionPlan>)> {
     let state = SessionStateBuilder::new()
         .with_config(config.with_target_partitions(1))
         .with_default_features()
@@ -53,11 +70,10 @@ pub(crate) fn run_over_parquet_with(
     runtime.block_on(async {
         for table in tables {
             let path = dir.join(format!("{table}.parquet"));
-            ctx.register_parquet(*table, path.to_str().unwrap(), ParquetReadOptions::default()).await.unwrap();
+            ctx.register_parquet(*table, path.to_str().unwrap(), ParquetReadOptions::default()).await?;
         }
-        let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
-        let shown = displayable(plan.as_ref()).indent(true).to_string();
-        let batches = collect(plan, ctx.task_ctx()).await.unwrap();
+        let plan = ctx.sql(sql).await?.create_physical_plan().await?;
+        let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await?;
         let mut rows = Vec::new();
         for batch in &batches {
             for r in 0..batch.num_rows() {
@@ -69,7 +85,7 @@ pub(crate) fn run_over_parquet_with(
                 rows.push(cells.join("|"));
             }
         }
-        (rows, shown)
+        Ok((rows, plan))
     })
 }
 

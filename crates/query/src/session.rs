@@ -47,7 +47,7 @@ use datafusion::sql::sqlparser::ast::{Query, Statement};
 
 use tracelab_store::StoredTable;
 
-use super::dictionary_keys::DictionaryGroupKeys;
+use super::dictionary_keys::{fitted_then_widest, CodeWidths, DictionaryGroupKeys};
 use super::late_columns::LateColumns;
 use super::one_pass::OnePass;
 use super::proven_filters::ProvenFilters;
@@ -78,18 +78,28 @@ async fn run(
     limits: &Limits,
 ) -> Result<Answer, QueryError> {
     let explain = |e: DataFusionError| diagnose::explain(sql, &e, tables);
-    let ctx = context(reads, limits).map_err(explain)?;
+    fitted_then_widest(|widths| attempt(query.clone(), Arc::clone(&reads), limits, widths)).await.map_err(explain)
+}
+
+/// Plans and runs `query` once, text codes as `widths` says.
+async fn attempt(
+    query: Query,
+    reads: Arc<Vec<StoredTable>>,
+    limits: &Limits,
+    widths: CodeWidths,
+) -> Result<Answer, DataFusionError> {
+    let ctx = context_with(reads, limits, physical_rules_with(widths))?;
     let statement = DFStatement::Statement(Box::new(Statement::Query(Box::new(query))));
-    let plan = ctx.state().statement_to_plan(statement).await.map_err(explain)?;
-    read_only().verify_plan(&plan).map_err(explain)?;
+    let plan = ctx.state().statement_to_plan(statement).await?;
+    read_only().verify_plan(&plan)?;
     let mut notes = notes::integer_divisions(&plan);
-    let frame = ctx.execute_logical_plan(plan).await.map_err(explain)?;
-    let physical = frame.create_physical_plan().await.map_err(explain)?;
+    let frame = ctx.execute_logical_plan(plan).await?;
+    let physical = frame.create_physical_plan().await?;
     let batches = collect(Arc::clone(&physical), ctx.task_ctx()).await;
     if std::env::var_os("TRACELAB_DEBUG_PLAN").is_some() {
         print_plan(physical.as_ref());
     }
-    let batches = batches.map_err(explain)?;
+    let batches = batches?;
     notes.extend(notes::spills(&physical, limits.memory_limit));
     Ok(Answer { schema: physical.schema(), batches, notes })
 }
@@ -109,8 +119,18 @@ fn read_only() -> SQLOptions {
     SQLOptions::new().with_allow_ddl(false).with_allow_dml(false).with_allow_statements(false)
 }
 
-/// The session of one query over `tables`.
+/// The session of one query over `tables`, as a query is first run.
+#[cfg(test)]
 pub(crate) fn context(tables: Arc<Vec<StoredTable>>, limits: &Limits) -> Result<SessionContext, DataFusionError> {
+    context_with(tables, limits, physical_rules())
+}
+
+/// [`context`] with the physical optimizer rules `rules`.
+fn context_with(
+    tables: Arc<Vec<StoredTable>>,
+    limits: &Limits,
+    rules: Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>>,
+) -> Result<SessionContext, DataFusionError> {
     let config = config(limits);
     let parquet = TableParquetOptions { global: config.options().execution.parquet.clone(), ..Default::default() };
     let pool = TrackConsumersPool::new(FairSpillPool::new(limits.memory_limit as usize), NonZeroUsize::MIN);
@@ -127,7 +147,7 @@ pub(crate) fn context(tables: Arc<Vec<StoredTable>>, limits: &Limits) -> Result<
         .with_scalar_functions(scalar_functions())
         .with_aggregate_functions(aggregates())
         .with_analyzer_rules(analyzer_rules())
-        .with_physical_optimizer_rules(physical_rules())
+        .with_physical_optimizer_rules(rules)
         .build();
     let ctx = SessionContext::new_with_state(state);
     let catalog = ctx.catalog("datafusion").ok_or_else(|| DataFusionError::Internal("no default catalog".into()))?;
@@ -153,21 +173,27 @@ fn analyzer_rules() -> Vec<Arc<dyn AnalyzerRule + Send + Sync>> {
     rules
 }
 
+/// The physical optimizer rules as a query is first run.
+#[cfg(test)]
+pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
+    physical_rules_with(CodeWidths::Fitted)
+}
+
 /// DataFusion's physical optimizer rules with [`LateColumns`] and
 /// [`OnePass`] before the last filter pushdown (which gives the joins'
 /// and top-k's dynamic filters to the scans of the plan as rewritten), and
 /// after it, last before the sanity check, [`ProvenFilters`] (its scans
 /// carry those dynamic filters along) and [`DictionaryGroupKeys`], which
 /// sees the filters it leaves and changes a scan's column types, which no
-/// rule after it is to see.
-pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
+/// rule after it is to see; its text codes as `widths` says.
+pub(crate) fn physical_rules_with(widths: CodeWidths) -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = PhysicalOptimizer::new().rules;
     let at = rules.iter().position(|r| r.name() == "FilterPushdown(Post)").unwrap_or(rules.len());
     rules.insert(at, Arc::new(LateColumns));
     rules.insert(at + 1, Arc::new(OnePass));
     let at = rules.iter().position(|r| r.name() == "SanityCheckPlan").unwrap_or(rules.len());
     rules.insert(at, Arc::new(ProvenFilters));
-    rules.insert(at + 1, Arc::new(DictionaryGroupKeys));
+    rules.insert(at + 1, Arc::new(DictionaryGroupKeys { widths }));
     rules
 }
 
