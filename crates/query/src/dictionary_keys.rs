@@ -161,7 +161,7 @@ fn rewrite(aggregate: &AggregateExec, widths: CodeWidths) -> Result<Option<Arc<d
         return Ok(None);
     }
     let bits = match widths {
-        CodeWidths::Fitted => path.fitted_bits(aggregate, &kinds, &metadata)?,
+        CodeWidths::Fitted => path.fitted_bits(aggregate, &kinds, &metadata),
         CodeWidths::Widest => vec![TEXT_BITS; kinds.parts.len()],
     };
     let Some(layout) = Layout::of(group_by.expr(), &input_schema, |k| bits[k])? else { return Ok(None) };
@@ -279,20 +279,21 @@ impl<'a> Path<'a> {
 
     /// Per key of `aggregate`: the bits its codes take if it is text
     /// ([`CodeWidths::Fitted`]), the widest where the dictionaries cannot
-    /// be counted.
-    fn fitted_bits(&self, aggregate: &AggregateExec, layout: &Layout, metadata: &ParquetMetaData) -> Result<Vec<u32>> {
-        let file = Arc::new(self.scan.open()?);
+    /// be counted: a page this cannot read (say, of a codec not built in)
+    /// leaves the scan to report it in its own words.
+    fn fitted_bits(&self, aggregate: &AggregateExec, layout: &Layout, metadata: &ParquetMetaData) -> Vec<u32> {
+        let file = self.scan.open().map(Arc::new);
         let mut bits = Vec::new();
         for ((key, _), (kind, _, _)) in aggregate.group_expr().expr().iter().zip(&layout.parts) {
             let column = key.downcast_ref::<Column>().filter(|_| *kind == Kind::Text);
             let column = column.and_then(|c| self.scan_column(c.index()));
-            let values = match column {
-                Some(c) => self.dictionary_values(metadata, &file, c)?,
-                None => None,
+            let values = match (column, &file) {
+                (Some(c), Ok(file)) => self.dictionary_values(metadata, file, c).unwrap_or(None),
+                _ => None,
             };
             bits.push(values.map_or(TEXT_BITS, bits_for));
         }
-        Ok(bits)
+        bits
     }
 
     /// How many values the dictionaries of the scan's output column `c`
