@@ -905,6 +905,7 @@ mod tests {
     use datafusion::arrow::datatypes::{Field, TimeUnit};
     use datafusion::parquet::arrow::ArrowWriter;
     use datafusion::parquet::file::properties::WriterProperties;
+    use datafusion::parquet::file::metadata::ParquetMetaDataReader;
     use datafusion::prelude::SessionConfig;
 
     use super::*;
@@ -1177,6 +1178,56 @@ mod tests {
             assert_eq!(rows, expected, "{widths:?}");
             assert_eq!(packed_type_in(&plan), Some(packed), "{widths:?}");
         }
+    }
+
+    /// A dictionary page that cannot be read at planning (its bytes
+    /// overwritten, the footer intact): the plan is made all the same, the
+    /// key at the widest codes, and running it fails in the scan, which
+    /// names the trouble.
+    #[test]
+    fn an_unreadable_dictionary_page_leaves_the_widest_codes() {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Utf8, true),
+            Field::new("e", DataType::Utf8, true),
+            Field::new("d", DataType::Int32, true),
+        ]));
+        let t = RecordBatch::try_new(
+            schema,
+            vec![
+                Arc::new(StringArray::from(vec!["x", "y", "x"])),
+                Arc::new(StringArray::from(vec!["p", "q", "p"])),
+                Arc::new(Int32Array::from(vec![1, 2, 3])),
+            ],
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), &t, 3, &[]);
+        let path = dir.path().join("t.parquet");
+        let metadata = ParquetMetaDataReader::new().parse_and_finish(&File::open(&path).unwrap()).unwrap();
+        let chunk = metadata.row_group(0).column(0);
+        let start = chunk.dictionary_page_offset().unwrap() as usize;
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[start..chunk.data_page_offset() as usize].fill(0xff);
+        std::fs::write(&path, bytes).unwrap();
+
+        let state = datafusion::execution::session_state::SessionStateBuilder::new()
+            .with_config(SessionConfig::new().with_target_partitions(1))
+            .with_default_features()
+            .with_physical_optimizer_rules(crate::session::physical_rules_with(CodeWidths::Fitted))
+            .build();
+        let ctx = datafusion::prelude::SessionContext::new_with_state(state);
+        let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        runtime.block_on(async {
+            let options = datafusion::prelude::ParquetReadOptions::default();
+            ctx.register_parquet("t", path.to_str().unwrap(), options).await.unwrap();
+            let sql = "SELECT a, e, d, COUNT(*) FROM t GROUP BY a, e, d";
+            let plan = ctx.sql(sql).await.unwrap().create_physical_plan().await.unwrap();
+            // a at 30 bits, e at 2 (p and q in its dictionary), d at 33:
+            // 65, over 63; a at 2 bits would have made 37, an Int64.
+            assert_eq!(packed_type_in(&plan), Some(DataType::Decimal128(38, 0)));
+            let e = datafusion::physical_plan::collect(plan, ctx.task_ctx()).await.unwrap_err();
+            assert!(e.to_string().to_lowercase().contains("parquet"), "{e}");
+        });
     }
 
     /// A column whose dictionary filled up (the writer's limit of 64 bytes)
