@@ -73,6 +73,9 @@ use datafusion::common::stats::ColumnStatistics;
 use datafusion::common::{exec_err, internal_datafusion_err, DataFusionError, HashMap, HashSet, Result};
 use datafusion::datasource::physical_plan::FileSource;
 use datafusion::logical_expr::ColumnarValue;
+use datafusion::parquet::column::page::{Page, PageReader};
+use datafusion::parquet::file::metadata::ParquetMetaData;
+use datafusion::parquet::file::serialized_reader::SerializedPageReader;
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::projection::ProjectionExpr;
 use datafusion::physical_expr::utils::collect_columns;
@@ -80,9 +83,6 @@ use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateMode, PhysicalGroupBy};
 use datafusion::physical_plan::execution_plan::ChildrenPropertiesMode;
-use datafusion::parquet::column::page::{Page, PageReader};
-use datafusion::parquet::file::metadata::ParquetMetaData;
-use datafusion::parquet::file::serialized_reader::SerializedPageReader;
 use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{ExecutionPlan, InputOrderMode, ReplaceChildrenOptions};
@@ -904,8 +904,8 @@ mod tests {
     use datafusion::arrow::array::{Date32Array, TimestampMicrosecondArray};
     use datafusion::arrow::datatypes::{Field, TimeUnit};
     use datafusion::parquet::arrow::ArrowWriter;
-    use datafusion::parquet::file::properties::WriterProperties;
     use datafusion::parquet::file::metadata::ParquetMetaDataReader;
+    use datafusion::parquet::file::properties::WriterProperties;
     use datafusion::prelude::SessionConfig;
 
     use super::*;
@@ -1144,35 +1144,39 @@ mod tests {
         plan.children().into_iter().find_map(packed_type_in)
     }
 
+    /// A table of two text columns `a` and `e` and a 32-bit `d`.
+    fn text_text_int(a: &[Option<&str>], e: &[Option<&str>], d: &[Option<i32>]) -> RecordBatch {
+        let schema = Arc::new(Schema::new(vec![
+            Field::new("a", DataType::Utf8, true),
+            Field::new("e", DataType::Utf8, true),
+            Field::new("d", DataType::Int32, true),
+        ]));
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(StringArray::from(a.to_vec())),
+            Arc::new(StringArray::from(e.to_vec())),
+            Arc::new(Int32Array::from(d.to_vec())),
+        ];
+        RecordBatch::try_new(schema, columns).unwrap()
+    }
+
     /// Worked by hand: `a`'s two row groups have dictionaries of 3 values
     /// (x, y, z) and 2 (y, w), so codes 0 (NULL) to 5 in 3 bits; `e` has
     /// 1 + 1 values, 2 bits. a, e and a 32-bit d take 3 + 2 + 33 bits, a
     /// 64-bit key, where the widest codes (30 + 30 + 33) need a decimal.
     #[test]
     fn text_codes_fitted_to_the_dictionaries() {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("a", DataType::Utf8, true),
-            Field::new("e", DataType::Utf8, true),
-            Field::new("d", DataType::Int32, true),
-        ]));
         let a = [Some("x"), Some("y"), Some("z"), Some("y"), Some("w"), None];
         let e = [Some("p"), Some("p"), Some("p"), Some("q"), Some("q"), Some("q")];
         let d = [Some(1), Some(1), None, Some(2), Some(1), Some(1)];
-        let t = RecordBatch::try_new(
-            schema,
-            vec![
-                Arc::new(StringArray::from(a.to_vec())),
-                Arc::new(StringArray::from(e.to_vec())),
-                Arc::new(Int32Array::from(d.to_vec())),
-            ],
-        )
-        .unwrap();
+        let t = text_text_int(&a, &e, &d);
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), &t, 3, &[]);
         let sql = "SELECT a, e, d, COUNT(*) FROM t GROUP BY a, e, d ORDER BY a, e, d";
         let config = || SessionConfig::new().with_batch_size(2);
         let expected = ["w|q|1|1", "x|p|1|1", "y|p|1|1", "y|q|2|1", "z|p|NULL|1", "NULL|q|1|1"];
-        for (widths, packed) in [(CodeWidths::Fitted, DataType::Int64), (CodeWidths::Widest, DataType::Decimal128(38, 0))] {
+        for (widths, packed) in
+            [(CodeWidths::Fitted, DataType::Int64), (CodeWidths::Widest, DataType::Decimal128(38, 0))]
+        {
             let rules = crate::session::physical_rules_with(widths);
             let (rows, plan) = crate::plan_tests::plan_over_parquet(dir.path(), &["t"], sql, rules, config()).unwrap();
             assert_eq!(rows, expected, "{widths:?}");
@@ -1186,20 +1190,7 @@ mod tests {
     /// names the trouble.
     #[test]
     fn an_unreadable_dictionary_page_leaves_the_widest_codes() {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("a", DataType::Utf8, true),
-            Field::new("e", DataType::Utf8, true),
-            Field::new("d", DataType::Int32, true),
-        ]));
-        let t = RecordBatch::try_new(
-            schema,
-            vec![
-                Arc::new(StringArray::from(vec!["x", "y", "x"])),
-                Arc::new(StringArray::from(vec!["p", "q", "p"])),
-                Arc::new(Int32Array::from(vec![1, 2, 3])),
-            ],
-        )
-        .unwrap();
+        let t = text_text_int(&[Some("x"), Some("y"), Some("x")], &[Some("p"), Some("q"), Some("p")], &[Some(1); 3]);
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), &t, 3, &[]);
         let path = dir.path().join("t.parquet");
