@@ -45,6 +45,7 @@ mod session;
 mod store_schema;
 mod strings;
 pub mod tables;
+mod top_k_first;
 
 use std::fmt;
 use std::sync::Arc;

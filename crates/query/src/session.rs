@@ -52,6 +52,7 @@ use super::late_columns::LateColumns;
 use super::one_pass::OnePass;
 use super::proven_filters::ProvenFilters;
 use super::store_schema::StoreSchema;
+use super::top_k_first::TopKFirst;
 use super::{diagnose, intervals, notes, quantile, semantics, strings, Answer, Limits, QueryError};
 
 /// Plans and runs `query` (parsed from `sql` and guarded) over `reads`, the
@@ -189,8 +190,9 @@ pub(crate) fn physical_rules() -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Syn
 pub(crate) fn physical_rules_with(widths: CodeWidths) -> Vec<Arc<dyn PhysicalOptimizerRule + Send + Sync>> {
     let mut rules = PhysicalOptimizer::new().rules;
     let at = rules.iter().position(|r| r.name() == "FilterPushdown(Post)").unwrap_or(rules.len());
-    rules.insert(at, Arc::new(LateColumns));
-    rules.insert(at + 1, Arc::new(OnePass));
+    rules.insert(at, Arc::new(TopKFirst));
+    rules.insert(at + 1, Arc::new(LateColumns));
+    rules.insert(at + 2, Arc::new(OnePass));
     let at = rules.iter().position(|r| r.name() == "SanityCheckPlan").unwrap_or(rules.len());
     rules.insert(at, Arc::new(ProvenFilters));
     rules.insert(at + 1, Arc::new(DictionaryGroupKeys { widths }));
