@@ -249,7 +249,7 @@ type Sources = BTreeMap<usize, LateSource>;
 /// The indices `columns` of a node's output in its input, through the
 /// node's optional projection; `None` if one is repeated (the same input
 /// column twice in the output would need one row number for two columns).
-fn through_projection(projection: Option<&[usize]>, columns: &[usize]) -> Option<Vec<usize>> {
+pub(crate) fn through_projection(projection: Option<&[usize]>, columns: &[usize]) -> Option<Vec<usize>> {
     let below: Vec<usize> = match projection {
         Some(p) => columns.iter().map(|&c| p.get(c).copied()).collect::<Option<_>>()?,
         None => columns.to_vec(),

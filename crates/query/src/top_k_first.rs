@@ -41,6 +41,7 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::sorts::sort::SortExec;
 use datafusion::physical_plan::{ExecutionPlan, ReplaceChildrenOptions};
 
+use crate::late_columns::through_projection;
 use crate::plan_rewrite::rewrite_nodes;
 
 /// The physical optimizer rule (see the module documentation).
@@ -79,7 +80,7 @@ fn rewrite(node: &Arc<dyn ExecutionPlan>, sort: &SortExec) -> Result<Option<Arc<
         below = projection.input();
     }
     let Some(join) = below.downcast_ref::<HashJoinExec>() else { return Ok(None) };
-    let Some(joined) = through(join.projection.as_deref(), &columns) else { return Ok(None) };
+    let Some(joined) = through_projection(join.projection.as_deref(), &columns) else { return Ok(None) };
     let left_width = join.left().schema().fields().len();
     let kept: Vec<usize> = match join.join_type() {
         JoinType::Left if joined.iter().all(|&j| j < left_width) => joined,
@@ -114,15 +115,6 @@ fn rewrite(node: &Arc<dyn ExecutionPlan>, sort: &SortExec) -> Result<Option<Arc<
 /// a plain column.
 fn passed(projection: &ProjectionExec, columns: &[usize]) -> Option<Vec<usize>> {
     columns.iter().map(|&c| projection.expr().get(c)?.expr.downcast_ref::<Column>().map(Column::index)).collect()
-}
-
-/// The input columns under a node's output `columns` through its optional
-/// `projection`.
-fn through(projection: Option<&[usize]>, columns: &[usize]) -> Option<Vec<usize>> {
-    match projection {
-        Some(p) => columns.iter().map(|&c| p.get(c).copied()).collect(),
-        None => Some(columns.to_vec()),
-    }
 }
 
 #[cfg(test)]
