@@ -488,8 +488,8 @@ impl Kind {
 struct Layout {
     /// Per key: its kind, its type, its lowest bit.
     parts: Vec<(Kind, DataType, u32)>,
-    /// Per key: the codes of its values and their bits if it is text.
-    codes: Vec<Option<(Mutex<TextCodes>, u32)>>,
+    /// Per key: the codes of its values if it is text.
+    codes: Vec<Option<Mutex<TextCodes>>>,
     /// Whether the packed key is an `Int64` (63 bits or fewer) rather
     /// than a `Decimal128`.
     narrow: bool,
@@ -515,7 +515,7 @@ impl Layout {
             let Some(kind) = Kind::of(&t) else { return Ok(None) };
             let bits = text_bits(k);
             parts.push((kind, t, offset));
-            codes.push((kind == Kind::Text).then(|| (Mutex::new(TextCodes::new(bits)), bits)));
+            codes.push((kind == Kind::Text).then(|| Mutex::new(TextCodes::new(bits))));
             offset += kind.width(bits);
         }
         let any_text = parts.iter().any(|(kind, _, _)| *kind == Kind::Text);
@@ -530,11 +530,9 @@ impl Layout {
         }
     }
 
-    /// The codes of text key `part` and their bits.
-    fn text_codes(&self, part: usize) -> Result<(std::sync::MutexGuard<'_, TextCodes>, u32)> {
-        let (codes, bits) =
-            self.codes[part].as_ref().ok_or_else(|| internal_datafusion_err!("key {part} is not text"))?;
-        Ok((codes.lock().map_err(|_| internal_datafusion_err!("text codes poisoned"))?, *bits))
+    fn text_codes(&self, part: usize) -> Result<std::sync::MutexGuard<'_, TextCodes>> {
+        let codes = self.codes[part].as_ref().ok_or_else(|| internal_datafusion_err!("key {part} is not text"))?;
+        codes.lock().map_err(|_| internal_datafusion_err!("text codes poisoned"))
     }
 }
 
@@ -629,7 +627,8 @@ impl PackKeys {
             let (kind, _, offset) = self.layout.parts[k];
             match kind {
                 Kind::Text => {
-                    let (mut codes, bits) = self.layout.text_codes(k)?;
+                    let mut codes = self.layout.text_codes(k)?;
+                    let bits = codes.bits;
                     let (keys, mapped) = codes.codes_of(&column)?;
                     // The reader checks every code against its dictionary;
                     // `get` keeps a bad one from panicking all the same.
@@ -802,9 +801,9 @@ impl UnpackKey {
         let raw = raw.into_iter().map(|p| p >> offset);
         Ok(match kind {
             Kind::Text => {
-                let (codes, bits) = self.layout.text_codes(self.part)?;
+                let codes = self.layout.text_codes(self.part)?;
                 let values: Vec<Option<&str>> = raw
-                    .map(|r| (r as u32) & ((1 << bits) - 1))
+                    .map(|r| (r as u32) & ((1 << codes.bits) - 1))
                     .map(|c| if c == 0 { Ok(None) } else { codes.value(c).map(Some) })
                     .collect::<Result<_>>()?;
                 match t {

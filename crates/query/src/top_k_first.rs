@@ -82,12 +82,15 @@ fn rewrite(node: &Arc<dyn ExecutionPlan>, sort: &SortExec) -> Result<Option<Arc<
     let Some(join) = below.downcast_ref::<HashJoinExec>() else { return Ok(None) };
     let Some(joined) = through_projection(join.projection.as_deref(), &columns) else { return Ok(None) };
     let left_width = join.left().schema().fields().len();
-    let kept: Vec<usize> = match join.join_type() {
-        JoinType::Left if joined.iter().all(|&j| j < left_width) => joined,
-        JoinType::Right if joined.iter().all(|&j| j >= left_width) => joined.iter().map(|j| j - left_width).collect(),
+    // The kept side's columns under the sort keys, and whether it is the left.
+    let (kept, left_kept): (Vec<usize>, bool) = match join.join_type() {
+        JoinType::Left if joined.iter().all(|&j| j < left_width) => (joined, true),
+        JoinType::Right if joined.iter().all(|&j| j >= left_width) => {
+            (joined.iter().map(|j| j - left_width).collect(), false)
+        }
         _ => return Ok(None),
     };
-    let side = if *join.join_type() == JoinType::Left { join.left() } else { join.right() };
+    let side = if left_kept { join.left() } else { join.right() };
     if side.downcast_ref::<SortExec>().is_some_and(|s| s.fetch().is_some_and(|f| f <= n)) {
         return Ok(None);
     }
@@ -99,10 +102,7 @@ fn rewrite(node: &Arc<dyn ExecutionPlan>, sort: &SortExec) -> Result<Option<Arc<
         .map(|(k, &i)| PhysicalSortExpr { expr: Arc::new(Column::new(schema.field(i).name(), i)), options: k.options });
     let Some(ordering) = LexOrdering::new(keys) else { return Ok(None) };
     let first: Arc<dyn ExecutionPlan> = Arc::new(SortExec::new(ordering, Arc::clone(side)).with_fetch(Some(n)));
-    let children = match join.join_type() {
-        JoinType::Left => vec![first, Arc::clone(join.right())],
-        _ => vec![Arc::clone(join.left()), first],
-    };
+    let children = if left_kept { vec![first, Arc::clone(join.right())] } else { vec![Arc::clone(join.left()), first] };
     let recompute = ReplaceChildrenOptions::new(ChildrenPropertiesMode::Recompute);
     let mut plan = Arc::clone(below).replace_children(children, recompute)?;
     for projection in projections.iter().rev() {
@@ -120,6 +120,7 @@ fn passed(projection: &ProjectionExec, columns: &[usize]) -> Option<Vec<usize>> 
 #[cfg(test)]
 mod tests {
     use std::path::Path;
+    use std::sync::Arc;
 
     use datafusion::arrow::array::{Int64Array, RecordBatch, StringArray};
     use datafusion::arrow::datatypes::{DataType, Field, Schema};
@@ -237,6 +238,4 @@ mod tests {
             }
         }
     }
-
-    use std::sync::Arc;
 }
