@@ -38,6 +38,7 @@ mod plan_rewrite;
 mod plan_tests;
 mod proven_filters;
 mod quantile;
+mod quantile_values;
 mod result_names;
 mod round_casts;
 mod semantics;

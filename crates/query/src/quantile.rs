@@ -32,6 +32,8 @@ use datafusion::logical_expr::{
 };
 use datafusion::physical_expr::expressions::Literal;
 
+use crate::quantile_values::Values;
+
 /// The aggregates of this module, to register in a session (they replace
 /// DataFusion's `percentile_cont` and `median` of the same names).
 pub(crate) fn aggregates() -> Vec<Arc<AggregateUDF>> {
@@ -143,7 +145,7 @@ impl AggregateUDFImpl for Continuous {
         if args.is_distinct {
             return plan_err!("{}(DISTINCT ...) is not supported: take the quantile of a DISTINCT subquery", self.name);
         }
-        Ok(Box::new(ContinuousOne { values: Vec::new(), q: self.fraction(&args)? }))
+        Ok(Box::new(ContinuousOne { values: Values::default(), q: self.fraction(&args)? }))
     }
 
     fn groups_accumulator_supported(&self, args: AccumulatorArgs) -> bool {
@@ -159,25 +161,6 @@ impl AggregateUDFImpl for Continuous {
     }
 }
 
-/// The linearly interpolated quantile at fraction `q` of `values` (in any
-/// order; reordered in place), or None when there are none.
-pub(crate) fn interpolate(values: &mut [f64], q: f64) -> Option<f64> {
-    let n = values.len();
-    if n == 0 {
-        return None;
-    }
-    let position = q * (n - 1) as f64;
-    let lo = (position.floor() as usize).min(n - 1);
-    let (_, low, above) = values.select_nth_unstable_by(lo, f64::total_cmp);
-    let low = *low;
-    let frac = position - lo as f64;
-    if frac == 0.0 || above.is_empty() {
-        return Some(low);
-    }
-    let high = above.iter().copied().min_by(f64::total_cmp).expect("not empty");
-    Some(low + (high - low) * frac)
-}
-
 /// `array` cast to f64 (NULLs stay NULL).
 fn floats(array: &ArrayRef) -> Result<Float64Array> {
     let cast = datafusion::arrow::compute::cast(array, &DataType::Float64)?;
@@ -188,7 +171,7 @@ fn floats(array: &ArrayRef) -> Result<Float64Array> {
 /// windows).
 #[derive(Debug)]
 struct ContinuousOne {
-    values: Vec<f64>,
+    values: Values,
     q: f64,
 }
 
@@ -207,34 +190,34 @@ impl Accumulator for ContinuousOne {
 
     fn state(&mut self) -> Result<Vec<ScalarValue>> {
         let list = ScalarValue::new_list_nullable(
-            &self.values.iter().map(|v| ScalarValue::Float64(Some(*v))).collect::<Vec<_>>(),
+            &self.values.iter().map(|v| ScalarValue::Float64(Some(v))).collect::<Vec<_>>(),
             &DataType::Float64,
         );
         Ok(vec![ScalarValue::List(list)])
     }
 
     fn evaluate(&mut self) -> Result<ScalarValue> {
-        // A window frame evaluates again after more rows: sort a copy.
-        let mut values = self.values.clone();
-        Ok(ScalarValue::Float64(interpolate(&mut values, self.q)))
+        // The values are left as they are: a window frame evaluates again
+        // after more rows.
+        Ok(ScalarValue::Float64(self.values.quantile(self.q)))
     }
 
     fn size(&self) -> usize {
-        std::mem::size_of_val(self) + self.values.capacity() * 8
+        std::mem::size_of_val(self) + self.values.bytes()
     }
 }
 
 /// Every group's values, by group index.
 #[derive(Debug)]
 struct ContinuousGroups {
-    groups: Vec<Vec<f64>>,
+    groups: Vec<Values>,
     q: f64,
 }
 
 impl ContinuousGroups {
     fn grow(&mut self, total: usize) {
         if self.groups.len() < total {
-            self.groups.resize_with(total, Vec::new);
+            self.groups.resize_with(total, Values::default);
         }
     }
 }
@@ -280,13 +263,13 @@ impl GroupsAccumulator for ContinuousGroups {
     fn evaluate(&mut self, emit_to: EmitTo) -> Result<ArrayRef> {
         let groups = emit_to.take_needed(&mut self.groups);
         let q = self.q;
-        Ok(Arc::new(groups.into_iter().map(|mut v| interpolate(&mut v, q)).collect::<Float64Array>()))
+        Ok(Arc::new(groups.iter().map(|v| v.quantile(q)).collect::<Float64Array>()))
     }
 
     fn state(&mut self, emit_to: EmitTo) -> Result<Vec<ArrayRef>> {
         let groups = emit_to.take_needed(&mut self.groups);
-        let offsets = OffsetBuffer::from_lengths(groups.iter().map(Vec::len));
-        let values: Float64Array = groups.into_iter().flatten().map(Some).collect();
+        let offsets = OffsetBuffer::from_lengths(groups.iter().map(Values::len));
+        let values: Float64Array = groups.iter().flat_map(Values::iter).map(Some).collect();
         let item = Arc::new(Field::new_list_field(DataType::Float64, true));
         Ok(vec![Arc::new(ListArray::try_new(item, offsets, Arc::new(values), None)?)])
     }
@@ -305,8 +288,8 @@ impl GroupsAccumulator for ContinuousGroups {
 
     fn size(&self) -> usize {
         std::mem::size_of_val(self)
-            + self.groups.capacity() * std::mem::size_of::<Vec<f64>>()
-            + self.groups.iter().map(|g| g.capacity() * 8).sum::<usize>()
+            + self.groups.capacity() * std::mem::size_of::<Values>()
+            + self.groups.iter().map(Values::bytes).sum::<usize>()
     }
 }
 
@@ -424,26 +407,13 @@ impl Accumulator for DiscreteOne {
 mod tests {
     use super::*;
 
-    /// Worked by hand: 4 values, q = 0.9: position 0.9 * 3 = 2.7 between
-    /// the sorted 3rd (30) and 4th (100): 30 + 70 * 0.7 = 79.
-    #[test]
-    fn the_quantile_interpolates_between_the_values_around_its_position() {
-        // 0.9 * 3 is 2.7000000000000002 in doubles: 79 to within an ulp.
-        assert!((interpolate(&mut [100.0, 10.0, 30.0, 20.0], 0.9).unwrap() - 79.0).abs() < 1e-12);
-        assert_eq!(interpolate(&mut [100.0, 10.0, 30.0, 20.0], 0.5), Some(25.0));
-        assert_eq!(interpolate(&mut [3.0], 0.3), Some(3.0));
-        assert_eq!(interpolate(&mut [1.0, 2.0], 0.0), Some(1.0));
-        assert_eq!(interpolate(&mut [1.0, 2.0], 1.0), Some(2.0));
-        assert_eq!(interpolate(&mut [], 0.5), None);
-        // NaN sorts above every number: the top quantile is NaN.
-        assert!(interpolate(&mut [f64::NAN, 1.0], 1.0).unwrap().is_nan());
-    }
-
     /// 0.1 + (0.3 - 0.1) * frac, the fraction not rounded: DataFusion's own
     /// percentile_cont rounds frac = 1/3 to 0.333333 here.
     #[test]
     fn the_fraction_is_not_rounded() {
-        let got = interpolate(&mut [0.1, 0.3, 0.5, 0.7], 1.0 / 9.0).unwrap();
+        let mut values = Values::default();
+        values.extend([0.1, 0.3, 0.5, 0.7]);
+        let got = values.quantile(1.0 / 9.0).unwrap();
         let want = 0.1 + (0.3 - 0.1) * (1.0 / 3.0);
         assert!((got - want).abs() < 1e-15, "{got} vs {want}");
     }
