@@ -29,6 +29,7 @@ mod intervals;
 mod late_columns;
 mod lex;
 pub mod limits;
+mod mapped_files;
 mod notes;
 mod one_pass;
 pub mod output;

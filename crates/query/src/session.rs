@@ -49,6 +49,7 @@ use tracelab_store::StoredTable;
 
 use super::dictionary_keys::{fitted_then_widest, CodeWidths, DictionaryGroupKeys};
 use super::late_columns::LateColumns;
+use super::mapped_files::MappedFiles;
 use super::one_pass::OnePass;
 use super::proven_filters::ProvenFilters;
 use super::store_schema::StoreSchema;
@@ -139,6 +140,8 @@ fn context_with(
         .with_memory_pool(Arc::new(pool))
         .with_disk_manager_builder(DiskManagerBuilder::default().with_mode(DiskManagerMode::OsTmpDirectory))
         .build_arc()?;
+    let local = url::Url::parse("file://").map_err(|e| DataFusionError::Internal(e.to_string()))?;
+    runtime.register_object_store(&local, Arc::new(MappedFiles::default()));
     let state = SessionStateBuilder::new()
         .with_config(config)
         .with_runtime_env(runtime)
