@@ -181,6 +181,19 @@ impl Accumulator for ContinuousOne {
         Ok(())
     }
 
+    /// A sliding window frame's rows that leave it: DataFusion retracts
+    /// the rows from the frame's old start to its new one, which it added
+    /// first (a frame only moves forward), so their values, NULLs left out
+    /// as `update_batch` leaves them out, are the oldest held.
+    fn retract_batch(&mut self, values: &[ArrayRef]) -> Result<()> {
+        let leaving = values[0].len() - values[0].null_count();
+        self.values.drop_front(leaving).map_err(datafusion::common::DataFusionError::Internal)
+    }
+
+    fn supports_retract_batch(&self) -> bool {
+        true
+    }
+
     fn merge_batch(&mut self, states: &[ArrayRef]) -> Result<()> {
         for list in states[0].as_list::<i32>().iter().flatten() {
             self.values.extend(floats(&list)?.iter().flatten());
@@ -406,6 +419,24 @@ impl Accumulator for DiscreteOne {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A median and a 0.75 quantile over a sliding frame of the row and the
+    /// two before it, NULLs left out, worked by hand:
+    /// x = 4, NULL, 1, 9, 3, 3, 8 gives the frames {4}, {4}, {4, 1},
+    /// {1, 9}, {1, 9, 3}, {9, 3, 3}, {3, 3, 8}.
+    #[test]
+    fn quantiles_over_a_sliding_frame() {
+        let sql = "SELECT i, median(x) OVER w, quantile_cont(x, 0.75) OVER w \
+                   FROM (VALUES (1, 4.0), (2, NULL), (3, 1.0), (4, 9.0), (5, 3.0), (6, 3.0), (7, 8.0)) AS t(i, x) \
+                   WINDOW w AS (ORDER BY i ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) ORDER BY i";
+        let (rows, plan) = crate::plan_tests::run_in_session(sql).unwrap();
+        let plan = datafusion::physical_plan::displayable(plan.as_ref()).indent(true).to_string();
+        // 0.75 of {1, 9}: 1 + 8 * 0.75 = 7; of {1, 3, 9}: position 1.5, 3 + 6 * 0.5 = 6;
+        // of {3, 3, 9}: 3 + 6 * 0.5 = 6; of {3, 3, 8}: 3 + 5 * 0.5 = 5.5.
+        let want = ["1|4.0|4.0", "2|4.0|4.0", "3|2.5|3.25", "4|5.0|7.0", "5|3.0|6.0", "6|3.0|6.0", "7|3.0|5.5"];
+        assert_eq!(rows, want, "{plan}");
+        assert!(plan.contains("BoundedWindowAggExec"), "a sliding frame: {plan}");
+    }
 
     /// 0.1 + (0.3 - 0.1) * frac, the fraction not rounded: DataFusion's own
     /// percentile_cont rounds frac = 1/3 to 0.333333 here.

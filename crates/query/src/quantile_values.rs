@@ -27,9 +27,13 @@ const GATHER_BELOW: usize = 1 << 16;
 const BUCKET_BITS: u32 = 16;
 
 /// One group's values, in the order they came, in chunks that never move.
+/// A sliding window frame drops the oldest from the front.
 #[derive(Debug, Default)]
 pub(crate) struct Values {
     chunks: Vec<Vec<f64>>,
+    /// The values of the first chunk already dropped from the front.
+    dropped: usize,
+    /// The values held (not dropped).
     len: usize,
 }
 
@@ -57,12 +61,40 @@ impl Values {
         }
     }
 
+    /// Drops the `n` oldest values (a sliding frame's rows that leave
+    /// it, which are the first it added); a chunk whose values are all
+    /// dropped is freed.
+    pub(crate) fn drop_front(&mut self, n: usize) -> Result<(), String> {
+        if n > self.len {
+            return Err(format!("{n} values to drop from a frame of {}", self.len));
+        }
+        let mut n = n;
+        while n > 0 {
+            let left_in_first = self.chunks[0].len() - self.dropped;
+            if n < left_in_first {
+                self.dropped += n;
+                self.len -= n;
+                return Ok(());
+            }
+            self.chunks.remove(0);
+            self.dropped = 0;
+            self.len -= left_in_first;
+            n -= left_in_first;
+        }
+        Ok(())
+    }
+
     pub(crate) fn len(&self) -> usize {
         self.len
     }
 
+    /// The values held, oldest first, as the chunks' slices.
+    fn slices(&self) -> impl Iterator<Item = &[f64]> + '_ {
+        self.chunks.iter().enumerate().map(|(i, c)| if i == 0 { &c[self.dropped..] } else { &c[..] })
+    }
+
     pub(crate) fn iter(&self) -> impl Iterator<Item = f64> + '_ {
-        self.chunks.iter().flatten().copied()
+        self.slices().flatten().copied()
     }
 
     /// The bytes held, for the memory pool.
@@ -91,7 +123,7 @@ impl Values {
     /// that of rank k + 1 if `next` (and there is one).
     fn order_statistics(&self, k: usize, next: bool) -> (f64, Option<f64>) {
         if self.len < GATHER_BELOW {
-            let mut all = self.chunks.concat();
+            let mut all: Vec<f64> = self.slices().collect::<Vec<_>>().concat();
             return select(&mut all, k, next);
         }
         let mut counts = vec![0usize; 1 << BUCKET_BITS];
@@ -284,6 +316,50 @@ mod tests {
             }
         }
         assert!(crossed >= 100, "{crossed} ranks at a bucket's end");
+    }
+
+    /// Dropping from the front, worked by hand: 100 values 0..99 in chunks
+    /// of 16, 32 and 64; dropping 20 frees the first chunk and starts the
+    /// second at its 5th value, leaving 20..99 (median 59.5). Then random
+    /// pushes and drops against a queue of the values held.
+    #[test]
+    fn dropping_the_oldest_values() {
+        let mut v = Values::default();
+        v.extend((0..100).map(f64::from));
+        v.drop_front(20).unwrap();
+        assert_eq!((v.chunks.len(), v.dropped, v.len()), (2, 4, 80));
+        assert!(v.iter().eq((20..100).map(f64::from)));
+        assert_eq!(v.quantile(0.5), Some(59.5));
+        assert!(v.drop_front(81).is_err());
+        v.drop_front(80).unwrap();
+        assert_eq!((v.chunks.len(), v.quantile(0.5)), (0, None));
+
+        let mut rng = Rng(7);
+        let mut held = std::collections::VecDeque::new();
+        let mut v = Values::default();
+        for step in 0..400 {
+            let pushes = rng.below(400) as usize;
+            for _ in 0..pushes {
+                let x = (rng.below(50) as f64) - 10.0;
+                held.push_back(x);
+                v.push(x);
+            }
+            let drops = rng.below(held.len() as u64 + 1) as usize;
+            held.drain(..drops);
+            v.drop_front(drops).unwrap();
+            let all: Vec<f64> = held.iter().copied().collect();
+            assert!(v.iter().eq(all.iter().copied()), "step {step}");
+            let q = rng.below(101) as f64 / 100.0;
+            assert!(same(v.quantile(q), sorted_quantile(&all, q)), "step {step} q {q}");
+        }
+        // Past the gathering threshold, where the ranks are counted.
+        let many: Vec<f64> = (0..GATHER_BELOW + 5_000).map(|_| (rng.below(1_000) as f64) * 0.25).collect();
+        let mut v = Values::default();
+        v.extend(many.iter().copied());
+        v.drop_front(1_234).unwrap();
+        for q in [0.0, 0.1, 0.5, 0.97, 1.0] {
+            assert!(same(v.quantile(q), sorted_quantile(&many[1_234..], q)), "q {q}");
+        }
     }
 
     /// The key orders as `f64::total_cmp` does, on neighbours worked by
