@@ -199,22 +199,7 @@ fn bucket(value: f64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A small seeded generator (xorshift), so the test needs no crate.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::plan_tests::draws;
 
     /// The reference: every value sorted (the standard library's stable
     /// sort under `total_cmp`), ranks read off by index, the same formula.
@@ -286,22 +271,22 @@ mod tests {
     #[test]
     fn the_same_quantiles_as_sorting_every_value() {
         let special = [0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, -f64::NAN, 5e-324, -5e-324, 1.0, -1.0];
-        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut draw = draws(0x9e37_79b9_7f4a_7c15);
         let mut crossed = 0;
         for round in 0..36 {
             let sizes = [0, 1, 2, 3, GATHER_BELOW - 1, GATHER_BELOW, GATHER_BELOW + 1, 80_000, 150_000];
-            let n = sizes[round % 9] + rng.below(3) as usize;
+            let n = sizes[round % 9] + draw(3);
             let values: Vec<f64> = (0..n)
                 .map(|_| match round % 4 {
-                    0 => (rng.below(5) as f64) * 0.5,
-                    1 => 1e6 + rng.below(1_000) as f64 * 1e-6,
-                    2 => special[rng.below(special.len() as u64) as usize] * (1.0 + rng.below(3) as f64),
-                    _ => f64::from_bits(rng.next()),
+                    0 => (draw(5) as f64) * 0.5,
+                    1 => 1e6 + draw(1_000) as f64 * 1e-6,
+                    2 => special[draw(special.len())] * (1.0 + draw(3) as f64),
+                    _ => f64::from_bits(draw(usize::MAX) as u64),
                 })
                 .collect();
             let mut v = Values::default();
             v.extend(values.iter().copied());
-            for q in [0.0, 0.25, 0.5, 0.9, 0.99, 1.0, rng.below(1_000) as f64 / 999.0] {
+            for q in [0.0, 0.25, 0.5, 0.9, 0.99, 1.0, draw(1_000) as f64 / 999.0] {
                 assert!(same(v.quantile(q), sorted_quantile(&values, q)), "n {n} round {round} q {q}");
             }
             if n >= GATHER_BELOW {
@@ -334,26 +319,26 @@ mod tests {
         v.drop_front(80).unwrap();
         assert_eq!((v.chunks.len(), v.quantile(0.5)), (0, None));
 
-        let mut rng = Rng(7);
+        let mut draw = draws(7);
         let mut held = std::collections::VecDeque::new();
         let mut v = Values::default();
         for step in 0..400 {
-            let pushes = rng.below(400) as usize;
+            let pushes = draw(400);
             for _ in 0..pushes {
-                let x = (rng.below(50) as f64) - 10.0;
+                let x = (draw(50) as f64) - 10.0;
                 held.push_back(x);
                 v.push(x);
             }
-            let drops = rng.below(held.len() as u64 + 1) as usize;
+            let drops = draw(held.len() + 1);
             held.drain(..drops);
             v.drop_front(drops).unwrap();
             let all: Vec<f64> = held.iter().copied().collect();
             assert!(v.iter().eq(all.iter().copied()), "step {step}");
-            let q = rng.below(101) as f64 / 100.0;
+            let q = draw(101) as f64 / 100.0;
             assert!(same(v.quantile(q), sorted_quantile(&all, q)), "step {step} q {q}");
         }
         // Past the gathering threshold, where the ranks are counted.
-        let many: Vec<f64> = (0..GATHER_BELOW + 5_000).map(|_| (rng.below(1_000) as f64) * 0.25).collect();
+        let many: Vec<f64> = (0..GATHER_BELOW + 5_000).map(|_| (draw(1_000) as f64) * 0.25).collect();
         let mut v = Values::default();
         v.extend(many.iter().copied());
         v.drop_front(1_234).unwrap();
