@@ -87,6 +87,7 @@ use datafusion::physical_plan::filter::FilterExec;
 use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::{ExecutionPlan, InputOrderMode, ReplaceChildrenOptions};
 
+use crate::dense_groups::dense_grouping;
 use crate::file_scan::FileScan;
 use crate::plan_rewrite::rewrite_nodes;
 
@@ -417,14 +418,20 @@ fn packed_grouping(
     below.push(ProjectionExpr { expr: Arc::new(PackKeys { keys, layout: Arc::clone(&layout) }), alias: PACKED.into() });
     let below = Arc::new(ProjectionExec::try_new(below, input)?);
     let key = Arc::new(Column::new(PACKED, input_schema.fields().len()));
-    let packed = Arc::new(AggregateExec::try_new(
+    let packed = AggregateExec::try_new(
         AggregateMode::Single,
         PhysicalGroupBy::new_single(vec![(key, PACKED.into())]),
         aggregate.aggr_expr().to_vec(),
         aggregate.filter_expr().to_vec(),
         Arc::clone(&below) as Arc<dyn ExecutionPlan>,
         below.schema(),
-    )?);
+    )?;
+    // A key of few bits is grouped by direct index where that gives the
+    // same groups (see `dense_groups`).
+    let packed = match dense_grouping(&packed, layout.bits)? {
+        Some(dense) => dense,
+        None => Arc::new(packed),
+    };
 
     // Above: the keys unpacked under their names, then the aggregates.
     let out = aggregate.schema();
@@ -493,6 +500,8 @@ struct Layout {
     /// Whether the packed key is an `Int64` (63 bits or fewer) rather
     /// than a `Decimal128`.
     narrow: bool,
+    /// The bits the packed key takes: its values are below 2^bits.
+    bits: u32,
 }
 
 /// A packed key of more bits would not be a valid 38-digit decimal
@@ -519,7 +528,7 @@ impl Layout {
             offset += kind.width(bits);
         }
         let any_text = parts.iter().any(|(kind, _, _)| *kind == Kind::Text);
-        Ok((any_text && offset <= MAX_BITS).then_some(Layout { parts, codes, narrow: offset <= 63 }))
+        Ok((any_text && offset <= MAX_BITS).then_some(Layout { parts, codes, narrow: offset <= 63, bits: offset }))
     }
 
     fn packed_type(&self) -> DataType {

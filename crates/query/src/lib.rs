@@ -21,6 +21,7 @@
 pub mod ask;
 mod case_select;
 pub mod catalog;
+mod dense_groups;
 mod diagnose;
 mod dictionary_keys;
 mod file_scan;

@@ -117,6 +117,8 @@ pub(crate) fn fused_exprs<E: PhysicalExpr>(plan: &Arc<dyn ExecutionPlan>) -> Vec
         p.expr().iter().map(|e| Arc::clone(&e.expr)).collect()
     } else if let Some(a) = plan.downcast_ref::<AggregateExec>() {
         a.aggr_expr().iter().flat_map(|e| e.expressions()).collect()
+    } else if let Some(a) = plan.downcast_ref::<crate::dense_groups::DenseGroupsExec>() {
+        a.aggregates().iter().flat_map(|e| e.expressions()).collect()
     } else {
         Vec::new()
     };
