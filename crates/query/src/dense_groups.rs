@@ -340,7 +340,6 @@ mod tests {
 
     use datafusion::arrow::array::{Float64Array, StringArray, TimestampMicrosecondArray};
     use datafusion::arrow::datatypes::{Field, Schema, TimeUnit};
-    use datafusion::arrow::util::display::array_value_to_string;
     use datafusion::datasource::memory::MemorySourceConfig;
     use datafusion::execution::memory_pool::GreedyMemoryPool;
     use datafusion::execution::runtime_env::RuntimeEnvBuilder;
@@ -398,20 +397,7 @@ mod tests {
             .with_runtime(runtime);
         let executor = tokio::runtime::Builder::new_current_thread().build().unwrap();
         let batches = executor.block_on(collect(plan, Arc::new(context)))?;
-        Ok(batches.iter().map(rows_of).collect())
-    }
-
-    fn rows_of(batch: &RecordBatch) -> Vec<String> {
-        (0..batch.num_rows())
-            .map(|r| {
-                let cells: Vec<String> = batch
-                    .columns()
-                    .iter()
-                    .map(|c| if c.is_null(r) { "NULL".into() } else { array_value_to_string(c, r).unwrap() })
-                    .collect();
-                cells.join("|")
-            })
-            .collect()
+        Ok(batches.iter().map(crate::plan_tests::rows_as_text).collect())
     }
 
     /// Worked by hand: keys 2, 0, 2 | 3, 0, 2 with x = 1, NULL, 3 | 4, 5,

@@ -6,6 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use datafusion::arrow::record_batch::RecordBatch;
 use datafusion::arrow::util::display::array_value_to_string;
 use datafusion::common::tree_node::{TreeNode, TreeNodeRecursion};
 use datafusion::common::Result;
@@ -74,19 +75,22 @@ pub(crate) fn plan_over_parquet(
         }
         let plan = ctx.sql(sql).await?.create_physical_plan().await?;
         let batches = collect(Arc::clone(&plan), ctx.task_ctx()).await?;
-        let mut rows = Vec::new();
-        for batch in &batches {
-            for r in 0..batch.num_rows() {
-                let cells: Vec<String> = batch
-                    .columns()
-                    .iter()
-                    .map(|c| if c.is_null(r) { "NULL".into() } else { array_value_to_string(c, r).unwrap() })
-                    .collect();
-                rows.push(cells.join("|"));
-            }
-        }
-        Ok((rows, plan))
+        Ok((batches.iter().flat_map(rows_as_text).collect(), plan))
     })
+}
+
+/// Each row of `batch` as its cells joined by `|` (`NULL` for a NULL).
+pub(crate) fn rows_as_text(batch: &RecordBatch) -> Vec<String> {
+    (0..batch.num_rows())
+        .map(|r| {
+            let cells: Vec<String> = batch
+                .columns()
+                .iter()
+                .map(|c| if c.is_null(r) { "NULL".into() } else { array_value_to_string(c, r).unwrap() })
+                .collect();
+            cells.join("|")
+        })
+        .collect()
 }
 
 /// `sql` in tracelab's session over no tables: the rows as text (NULL
