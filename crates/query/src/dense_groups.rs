@@ -41,6 +41,7 @@ use datafusion::logical_expr::{EmitTo, GroupsAccumulator};
 use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_expr::expressions::Column;
 use datafusion::physical_expr::{Distribution, PhysicalExpr};
+use datafusion::physical_expr_common::utils::evaluate_expressions_to_arrays;
 use datafusion::physical_plan::aggregates::{aggregate_expressions, AggregateExec, AggregateMode};
 use datafusion::physical_plan::metrics::{BaselineMetrics, ExecutionPlanMetricsSet, MetricsSet};
 use datafusion::physical_plan::stream::RecordBatchStreamAdapter;
@@ -72,7 +73,7 @@ pub(crate) fn dense_grouping(aggregate: &AggregateExec, bits: u32) -> Result<Opt
         || aggregate.limit_options().is_some()
         || *key_field.data_type() != DataType::Int64
         || key_field.is_nullable()
-        || !aggregate.aggr_expr().iter().all(|a| fixed_state(a, &input_schema).unwrap_or(false))
+        || !aggregate.aggr_expr().iter().all(|a| fixed_state(a, &input_schema))
     {
         return Ok(None);
     }
@@ -91,30 +92,20 @@ pub(crate) fn dense_grouping(aggregate: &AggregateExec, bits: u32) -> Result<Opt
     })))
 }
 
-/// Whether `aggregate`'s state per group stays a few words.
-fn fixed_state(aggregate: &AggregateFunctionExpr, schema: &SchemaRef) -> Result<bool> {
+/// Whether `aggregate`'s state per group stays a few words (an argument
+/// whose type cannot be worked out does not qualify).
+fn fixed_state(aggregate: &AggregateFunctionExpr, schema: &SchemaRef) -> bool {
     let name = aggregate.fun().name();
-    if !FIXED_STATE.contains(&name)
-        || aggregate.is_distinct()
-        || !aggregate.order_bys().is_empty()
-        || !aggregate.groups_accumulator_supported()
-    {
-        return Ok(false);
-    }
-    if name == "count" {
-        return Ok(true);
-    }
-    for argument in aggregate.expressions() {
-        let t = argument.data_type(schema)?;
-        if !t.is_primitive() {
-            return Ok(false);
-        }
-    }
-    Ok(true)
+    FIXED_STATE.contains(&name)
+        && !aggregate.is_distinct()
+        && aggregate.order_bys().is_empty()
+        && aggregate.groups_accumulator_supported()
+        && (name == "count"
+            || aggregate.expressions().iter().all(|a| a.data_type(schema).is_ok_and(|t| t.is_primitive())))
 }
 
 /// The grouping (see the module documentation).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct DenseGroupsExec {
     input: Arc<dyn ExecutionPlan>,
     key: Arc<Column>,
@@ -185,18 +176,8 @@ impl ExecutionPlan for DenseGroupsExec {
         if children.len() != 1 {
             return Err(internal_datafusion_err!("DenseGroupsExec has one input, given {}", children.len()));
         }
-        Ok(Arc::new(DenseGroupsExec {
-            input: children.swap_remove(0),
-            key: Arc::clone(&self.key),
-            key_name: self.key_name.clone(),
-            bits: self.bits,
-            aggregates: self.aggregates.clone(),
-            arguments: self.arguments.clone(),
-            filters: self.filters.clone(),
-            schema: Arc::clone(&self.schema),
-            properties: Arc::clone(&self.properties),
-            metrics: ExecutionPlanMetricsSet::new(),
-        }))
+        let input = children.swap_remove(0);
+        Ok(Arc::new(DenseGroupsExec { input, metrics: ExecutionPlanMetricsSet::new(), ..self.as_ref().clone() }))
     }
 
     fn metrics(&self) -> Option<MetricsSet> {
@@ -276,12 +257,8 @@ impl DenseTable {
         self.number_rows(keys.as_primitive::<Int64Type>())?;
         let groups = self.keys.len();
         for ((accumulator, arguments), filter) in self.accumulators.iter_mut().zip(&self.arguments).zip(&self.filters) {
-            let values = arguments
-                .iter()
-                .map(|a| a.evaluate(batch).and_then(|v| v.into_array(batch.num_rows())))
-                .collect::<Result<Vec<ArrayRef>>>()?;
-            let filter =
-                filter.as_ref().map(|f| f.evaluate(batch).and_then(|v| v.into_array(batch.num_rows()))).transpose()?;
+            let values = evaluate_expressions_to_arrays(arguments, batch)?;
+            let filter = filter.as_ref().map(|f| f.evaluate(batch)?.into_array(batch.num_rows())).transpose()?;
             accumulator.update_batch(&values, &self.rows, filter.as_ref().map(AsArray::as_boolean), groups)?;
         }
         self.reserve()

@@ -190,8 +190,6 @@ where
     T::Native: FromF64,
     F: Fn(f64) -> f64,
 {
-    // Written so that NaN does not fit.
-    let fits = |r: f64| r >= -limit && r < limit;
     let xs = values.values();
     let mut converted = vec![T::Native::default(); xs.len()];
     let (out_of_range, large) = small_pass(xs, &mut converted, limit, &round);
@@ -202,7 +200,7 @@ where
     }
     if out_of_range {
         let mut valid = (0..values.len()).filter(|&i| values.is_valid(i)).map(|i| round(values.value(i)));
-        if let Some(r) = valid.find(|&r| !fits(r)) {
+        if let Some(r) = valid.find(|&r| !fits(r, limit)) {
             return Err(ArrowError::CastError(format!("Can't cast value {r:?} to type {}", T::DATA_TYPE)).into());
         }
     }
@@ -233,17 +231,23 @@ fn small_pass_avx2<N: FromF64, F: Fn(f64) -> f64>(xs: &[f64], out: &mut [N], lim
 /// [`small_pass`] for the CPU features it is inlined into.
 #[inline(always)]
 fn small_pass_here<N: FromF64, F: Fn(f64) -> f64>(xs: &[f64], out: &mut [N], limit: f64, round: &F) -> (bool, bool) {
-    // Written so that NaN does not fit, and is not small.
-    let fits = |r: f64| r >= -limit && r < limit;
+    // Written so that NaN is not small.
     let small = |r: f64| r.abs() < TWO_51;
     let (mut out_of_range, mut large) = (false, false);
     for (out, &x) in out.iter_mut().zip(xs.iter()) {
         let r = round(x);
-        out_of_range |= !fits(r);
+        out_of_range |= !fits(r, limit);
         large |= !small(r);
         *out = N::from_small(whole_to_i64(r));
     }
     (out_of_range, large)
+}
+
+/// Whether the whole number `r` is in [-limit, limit): written so that NaN
+/// is not.
+#[inline(always)]
+fn fits(r: f64, limit: f64) -> bool {
+    r >= -limit && r < limit
 }
 
 /// 2^51: a whole double under it in magnitude converts through its bits.
